@@ -1,0 +1,145 @@
+package dev.troupe.actor;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * An actor's view of itself and of the system, handed to its behavior.
+ *
+ * <p><b>Not thread-safe:</b> use it only on the actor's own thread, inside message and
+ * signal handlers and {@link Behaviors#setup setup}; never from a future's callback or
+ * another thread (use {@link #pipeToSelf} for that).
+ *
+ * @param <T> the type of message the actor accepts
+ */
+public interface ActorContext<T> {
+
+    /** @return the actor's own ref */
+    ActorRef<T> self();
+
+    /** @return the system the actor belongs to */
+    ActorSystem system();
+
+    /** @return a logger named after the actor's behavior */
+    System.Logger log();
+
+    /**
+     * Spawns a child with a name unique among its siblings.
+     *
+     * @param behavior the child's initial behavior
+     * @param name the child's name
+     * @param <U> the child's message type
+     * @return the child's ref
+     * @throws InvalidActorNameException if the name is malformed or taken
+     */
+    <U> ActorRef<U> spawn(Behavior<U> behavior, String name);
+
+    /**
+     * Spawns a child with a dispatcher, mailbox or metrics choice.
+     *
+     * @param behavior the child's initial behavior
+     * @param name the child's name
+     * @param props where and how it runs
+     * @param <U> the child's message type
+     * @return the child's ref
+     */
+    <U> ActorRef<U> spawn(Behavior<U> behavior, String name, Props props);
+
+    /**
+     * Spawns a child with a generated name.
+     *
+     * @param behavior the child's initial behavior
+     * @param <U> the child's message type
+     * @return the child's ref
+     */
+    <U> ActorRef<U> spawnAnonymous(Behavior<U> behavior);
+
+    /**
+     * Spawns a child with a generated name and a dispatcher, mailbox or metrics choice.
+     *
+     * @param behavior the child's initial behavior
+     * @param props where and how it runs
+     * @param <U> the child's message type
+     * @return the child's ref
+     */
+    <U> ActorRef<U> spawnAnonymous(Behavior<U> behavior, Props props);
+
+    /**
+     * Stops a child (asynchronously). Only children can be stopped this way; an actor
+     * stops itself by returning {@link Behaviors#stopped()}.
+     *
+     * @param child a child of this actor
+     * @throws IllegalArgumentException if the ref is not a child of this actor
+     */
+    void stop(ActorRef<?> child);
+
+    /** @return a snapshot of the live children */
+    Collection<ActorRef<Void>> getChildren();
+
+    /**
+     * @param name a child's name
+     * @return the live child of that name, if any
+     */
+    Optional<ActorRef<Void>> getChild(String name);
+
+    /**
+     * Watches another actor: a {@link Terminated} signal arrives when it stops, at once if
+     * it has already stopped. Watching twice is one watch.
+     *
+     * @param other the actor to watch, local or remote
+     */
+    void watch(ActorRef<?> other);
+
+    /**
+     * Watches another actor and receives {@code msg} instead of a {@link Terminated} signal.
+     *
+     * @param other the actor to watch
+     * @param msg the message to receive when it stops
+     */
+    void watchWith(ActorRef<?> other, T msg);
+
+    /**
+     * Stops watching; no signal arrives for it afterwards.
+     *
+     * @param other the watched actor
+     */
+    void unwatch(ActorRef<?> other);
+
+    /**
+     * Delivers {@code msg} after {@code timeout} passes with no message processed, and again
+     * after each further such period. Resetting on each message allocates nothing.
+     *
+     * @param timeout the idle time, positive
+     * @param msg the message to receive
+     */
+    void setReceiveTimeout(Duration timeout, T msg);
+
+    /** Cancels the receive timeout. */
+    void cancelReceiveTimeout();
+
+    /**
+     * A ref that accepts another message type and turns it into this actor's type, on this
+     * actor's thread. One adapter per message class: asking again returns a ref that uses
+     * the newest function. Each adapted message allocates one small envelope.
+     *
+     * @param messageClass the class of the messages to adapt
+     * @param adapter the conversion
+     * @param <U> the adapted type
+     * @return the adapter ref
+     */
+    <U> ActorRef<U> messageAdapter(Class<U> messageClass, Function<U, T> adapter);
+
+    /**
+     * Sends the outcome of a future to this actor as a message, converted on this actor's
+     * thread. Use it instead of touching actor state from a callback.
+     *
+     * @param future the pending result
+     * @param applyToResult turns the value or failure (one of them null) into a message
+     * @param <V> the value type
+     */
+    <V> void pipeToSelf(CompletionStage<V> future, BiFunction<V, Throwable, T> applyToResult);
+}

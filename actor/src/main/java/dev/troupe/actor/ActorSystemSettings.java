@@ -1,0 +1,196 @@
+package dev.troupe.actor;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * How an {@link ActorSystem} is set up: its dispatchers, default mailbox, timer wheel and
+ * dead-letter reporting. Immutable; build with {@link #builder()}.
+ */
+public final class ActorSystemSettings {
+
+    private final DispatcherSettings defaultDispatcher;
+    private final Map<String, DispatcherSettings> dispatchers;
+    private final MailboxSettings defaultMailbox;
+    private final Duration timerTick;
+    private final int timerTicksPerWheel;
+    private final int deadLetterSampleSize;
+    private final int deadLetterLogLimit;
+    private final Duration deadLetterLogInterval;
+    private final boolean daemonThreads;
+
+    private ActorSystemSettings(Builder b) {
+        this.defaultDispatcher = b.defaultDispatcher;
+        this.dispatchers = Collections.unmodifiableMap(new LinkedHashMap<>(b.dispatchers));
+        this.defaultMailbox = b.defaultMailbox;
+        this.timerTick = b.timerTick;
+        this.timerTicksPerWheel = b.timerTicksPerWheel;
+        this.deadLetterSampleSize = b.deadLetterSampleSize;
+        this.deadLetterLogLimit = b.deadLetterLogLimit;
+        this.deadLetterLogInterval = b.deadLetterLogInterval;
+        this.daemonThreads = b.daemonThreads;
+    }
+
+    /** @return the defaults */
+    public static ActorSystemSettings defaults() {
+        return builder().build();
+    }
+
+    /** @return a builder starting from the defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the dispatcher actors use unless their props say otherwise */
+    public DispatcherSettings defaultDispatcher() {
+        return defaultDispatcher;
+    }
+
+    /** @return the other named dispatchers, by name */
+    public Map<String, DispatcherSettings> dispatchers() {
+        return dispatchers;
+    }
+
+    /** @return the mailbox actors get unless their props say otherwise */
+    public MailboxSettings defaultMailbox() {
+        return defaultMailbox;
+    }
+
+    /** @return the timer wheel's tick, the resolution of timers and receive timeouts */
+    public Duration timerTick() {
+        return timerTick;
+    }
+
+    /** @return the number of slots of the timer wheel */
+    public int timerTicksPerWheel() {
+        return timerTicksPerWheel;
+    }
+
+    /** @return how many recent dead letters are kept for inspection */
+    public int deadLetterSampleSize() {
+        return deadLetterSampleSize;
+    }
+
+    /** @return how many dead letters are logged per interval; 0 logs none */
+    public int deadLetterLogLimit() {
+        return deadLetterLogLimit;
+    }
+
+    /** @return the dead-letter logging interval */
+    public Duration deadLetterLogInterval() {
+        return deadLetterLogInterval;
+    }
+
+    /** @return whether the system's threads are daemon threads */
+    public boolean daemonThreads() {
+        return daemonThreads;
+    }
+
+    /** @return every dispatcher, the default first */
+    public List<DispatcherSettings> allDispatchers() {
+        final List<DispatcherSettings> all = new ArrayList<>();
+        all.add(defaultDispatcher);
+        all.addAll(dispatchers.values());
+        return all;
+    }
+
+    /** Builds {@link ActorSystemSettings}. */
+    public static final class Builder {
+        private DispatcherSettings defaultDispatcher = DispatcherSettings.of(DispatcherSettings.DEFAULT_NAME);
+        private final Map<String, DispatcherSettings> dispatchers = new LinkedHashMap<>();
+        private MailboxSettings defaultMailbox = MailboxSettings.unbounded();
+        private Duration timerTick = Duration.ofMillis(1);
+        private int timerTicksPerWheel = 512;
+        private int deadLetterSampleSize = 64;
+        private int deadLetterLogLimit = 10;
+        private Duration deadLetterLogInterval = Duration.ofSeconds(10);
+        private boolean daemonThreads = false;
+
+        private Builder() {
+        }
+
+        /**
+         * @param settings the default dispatcher; its name is forced to {@code default}
+         * @return this builder
+         */
+        public Builder defaultDispatcher(DispatcherSettings settings) {
+            final DispatcherSettings s = Objects.requireNonNull(settings, "settings");
+            this.defaultDispatcher = new DispatcherSettings(DispatcherSettings.DEFAULT_NAME, s.threads(), s.throughput(), s.idleSpins(), s.idleYields(), s.maxPark());
+            return this;
+        }
+
+        /**
+         * @param settings a named dispatcher
+         * @return this builder
+         */
+        public Builder dispatcher(DispatcherSettings settings) {
+            Objects.requireNonNull(settings, "settings");
+            if (DispatcherSettings.DEFAULT_NAME.equals(settings.name())) {
+                return defaultDispatcher(settings);
+            }
+            dispatchers.put(settings.name(), settings);
+            return this;
+        }
+
+        /**
+         * @param settings the default mailbox
+         * @return this builder
+         */
+        public Builder defaultMailbox(MailboxSettings settings) {
+            this.defaultMailbox = Objects.requireNonNull(settings, "settings");
+            return this;
+        }
+
+        /**
+         * @param tick the timer resolution, rounded up to a power of two nanoseconds
+         * @param ticksPerWheel the slots of the wheel, a power of two
+         * @return this builder
+         */
+        public Builder timerWheel(Duration tick, int ticksPerWheel) {
+            if (tick.isNegative() || tick.isZero()) {
+                throw new IllegalArgumentException("timer tick must be positive: " + tick);
+            }
+            if (ticksPerWheel <= 0 || Integer.bitCount(ticksPerWheel) != 1) {
+                throw new IllegalArgumentException("ticks per wheel must be a power of two: " + ticksPerWheel);
+            }
+            this.timerTick = tick;
+            this.timerTicksPerWheel = ticksPerWheel;
+            return this;
+        }
+
+        /**
+         * @param sampleSize recent dead letters kept
+         * @param logLimit dead letters logged per interval
+         * @param logInterval the logging interval
+         * @return this builder
+         */
+        public Builder deadLetters(int sampleSize, int logLimit, Duration logInterval) {
+            if (sampleSize < 0 || logLimit < 0) {
+                throw new IllegalArgumentException("dead letter sample size and log limit must not be negative");
+            }
+            this.deadLetterSampleSize = sampleSize;
+            this.deadLetterLogLimit = logLimit;
+            this.deadLetterLogInterval = Objects.requireNonNull(logInterval, "logInterval");
+            return this;
+        }
+
+        /**
+         * @param daemon whether the system's threads are daemon threads
+         * @return this builder
+         */
+        public Builder daemonThreads(boolean daemon) {
+            this.daemonThreads = daemon;
+            return this;
+        }
+
+        /** @return the settings */
+        public ActorSystemSettings build() {
+            return new ActorSystemSettings(this);
+        }
+    }
+}

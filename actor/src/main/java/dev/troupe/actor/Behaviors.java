@@ -1,0 +1,217 @@
+package dev.troupe.actor;
+
+import dev.troupe.actor.internal.ActorCell;
+import dev.troupe.actor.internal.DeferredBehavior;
+import dev.troupe.actor.internal.FunctionalBehavior;
+import dev.troupe.actor.internal.SpecialBehavior;
+import dev.troupe.actor.internal.StashBufferImpl;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/** Factories for behaviors, in the style of Akka/Pekko typed. */
+public final class Behaviors {
+
+    private Behaviors() {
+    }
+
+    /**
+     * A behavior made when the actor starts, and made again on restart.
+     *
+     * @param factory makes the behavior, on the actor's thread, with its context
+     * @param <T> the message type
+     * @return the deferred behavior
+     */
+    public static <T> Behavior<T> setup(Function<ActorContext<T>, Behavior<T>> factory) {
+        return new DeferredBehavior<>(Objects.requireNonNull(factory, "factory"));
+    }
+
+    /**
+     * @param onMessage handles each message and returns the next behavior
+     * @param <T> the message type
+     * @return the behavior
+     */
+    public static <T> Behavior<T> receiveMessage(Function<T, Behavior<T>> onMessage) {
+        return new FunctionalBehavior<>(null, Objects.requireNonNull(onMessage, "onMessage"), null);
+    }
+
+    /**
+     * @param onMessage handles each message, with the context, and returns the next behavior
+     * @param <T> the message type
+     * @return the behavior
+     */
+    public static <T> Behavior<T> receive(BiFunction<ActorContext<T>, T, Behavior<T>> onMessage) {
+        return new FunctionalBehavior<>(Objects.requireNonNull(onMessage, "onMessage"), null, null);
+    }
+
+    /**
+     * @param onMessage handles each message
+     * @param onSignal handles each signal
+     * @param <T> the message type
+     * @return the behavior
+     */
+    public static <T> Behavior<T> receive(
+        BiFunction<ActorContext<T>, T, Behavior<T>> onMessage,
+        BiFunction<ActorContext<T>, Signal, Behavior<T>> onSignal) {
+        return new FunctionalBehavior<>(Objects.requireNonNull(onMessage, "onMessage"), null, Objects.requireNonNull(onSignal, "onSignal"));
+    }
+
+    /**
+     * @param onSignal handles each signal; messages are unhandled
+     * @param <T> the message type
+     * @return the behavior
+     */
+    public static <T> Behavior<T> receiveSignal(BiFunction<ActorContext<T>, Signal, Behavior<T>> onSignal) {
+        return new FunctionalBehavior<>((ctx, msg) -> unhandled(), null, Objects.requireNonNull(onSignal, "onSignal"));
+    }
+
+    /**
+     * A builder of message and signal cases.
+     *
+     * @param type the message type
+     * @param <T> the message type
+     * @return the builder
+     */
+    public static <T> BehaviorBuilder<T> receive(Class<T> type) {
+        Objects.requireNonNull(type, "type");
+        return new BehaviorBuilder<>();
+    }
+
+    /** @param <T> the message type @return keep the current behavior */
+    @SuppressWarnings("unchecked")
+    public static <T> Behavior<T> same() {
+        return (Behavior<T>) SpecialBehavior.SAME;
+    }
+
+    /**
+     * Keep the current behavior; the message is reported as unhandled (a dead letter with
+     * reason {@code unhandled}) and a {@link Terminated} signal fails the actor.
+     *
+     * @param <T> the message type
+     * @return the unhandled marker
+     */
+    @SuppressWarnings("unchecked")
+    public static <T> Behavior<T> unhandled() {
+        return (Behavior<T>) SpecialBehavior.UNHANDLED;
+    }
+
+    /** @param <T> the message type @return stop the actor: children stop, then {@link PostStop} */
+    @SuppressWarnings("unchecked")
+    public static <T> Behavior<T> stopped() {
+        return (Behavior<T>) SpecialBehavior.STOPPED;
+    }
+
+    /** @param <T> the message type @return a behavior that leaves every message unhandled */
+    @SuppressWarnings("unchecked")
+    public static <T> Behavior<T> empty() {
+        return (Behavior<T>) SpecialBehavior.EMPTY;
+    }
+
+    /** @param <T> the message type @return a behavior that drops every message as handled */
+    @SuppressWarnings("unchecked")
+    public static <T> Behavior<T> ignore() {
+        return (Behavior<T>) SpecialBehavior.IGNORE;
+    }
+
+    /**
+     * Wraps a behavior with supervision; add strategies with {@link Supervise#onFailure}.
+     *
+     * @param behavior the supervised behavior
+     * @param <T> the message type
+     * @return the supervision builder, itself a behavior
+     */
+    public static <T> Supervise<T> supervise(Behavior<T> behavior) {
+        return new Supervise<>(Objects.requireNonNull(behavior, "behavior"), Collections.emptyList(), Collections.emptyList());
+    }
+
+    /**
+     * Gives the behavior the actor's {@link TimerScheduler}.
+     *
+     * @param factory makes the behavior with the timers
+     * @param <T> the message type
+     * @return the behavior
+     */
+    public static <T> Behavior<T> withTimers(Function<TimerScheduler<T>, Behavior<T>> factory) {
+        Objects.requireNonNull(factory, "factory");
+        return new DeferredBehavior<>(ctx -> factory.apply(((ActorCell<T>) ctx).timers()));
+    }
+
+    /**
+     * Gives the behavior a bounded {@link StashBuffer}.
+     *
+     * @param capacity the most messages the buffer holds
+     * @param factory makes the behavior with the buffer
+     * @param <T> the message type
+     * @return the behavior
+     */
+    public static <T> Behavior<T> withStash(int capacity, Function<StashBuffer<T>, Behavior<T>> factory) {
+        if (capacity <= 0) {
+            throw new IllegalArgumentException("stash capacity must be positive: " + capacity);
+        }
+        Objects.requireNonNull(factory, "factory");
+        return new DeferredBehavior<>(ctx -> factory.apply(new StashBufferImpl<>((ActorCell<T>) ctx, capacity)));
+    }
+
+    /**
+     * A supervised behavior: the strategies apply to failures of the wrapped behavior and
+     * of every behavior it switches to, innermost first, first matching exception class wins.
+     *
+     * @param <T> the message type
+     */
+    public static final class Supervise<T> extends Behavior<T> {
+        private final Behavior<T> behavior;
+        private final List<Class<? extends Throwable>> failures;
+        private final List<SupervisorStrategy> strategies;
+
+        private Supervise(Behavior<T> behavior, List<Class<? extends Throwable>> failures, List<SupervisorStrategy> strategies) {
+            this.behavior = behavior;
+            this.failures = failures;
+            this.strategies = strategies;
+        }
+
+        /**
+         * @param failure the exception class (and subclasses) this strategy handles
+         * @param strategy what to do
+         * @return a behavior supervised with this strategy too
+         */
+        public Supervise<T> onFailure(Class<? extends Throwable> failure, SupervisorStrategy strategy) {
+            final List<Class<? extends Throwable>> f = new ArrayList<>(failures);
+            final List<SupervisorStrategy> s = new ArrayList<>(strategies);
+            f.add(Objects.requireNonNull(failure, "failure"));
+            s.add(Objects.requireNonNull(strategy, "strategy"));
+            return new Supervise<>(behavior, Collections.unmodifiableList(f), Collections.unmodifiableList(s));
+        }
+
+        /**
+         * @param strategy what to do on any {@link Exception}
+         * @return a behavior supervised with this strategy too
+         */
+        public Supervise<T> onFailure(SupervisorStrategy strategy) {
+            return onFailure(Exception.class, strategy);
+        }
+
+        /** @return the wrapped behavior; for the runtime */
+        public Behavior<T> wrapped() {
+            return behavior;
+        }
+
+        /** @return the exception classes, parallel to {@link #strategies()}; for the runtime */
+        public List<Class<? extends Throwable>> failures() {
+            return failures;
+        }
+
+        /** @return the strategies, parallel to {@link #failures()}; for the runtime */
+        public List<SupervisorStrategy> strategies() {
+            return strategies;
+        }
+
+        @Override
+        public String toString() {
+            return "Behaviors.supervise(" + behavior + ")" + strategies;
+        }
+    }
+}

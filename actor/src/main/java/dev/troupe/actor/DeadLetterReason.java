@@ -1,0 +1,44 @@
+package dev.troupe.actor;
+
+/**
+ * Why a message could not be delivered. A closed set, so the {@code reason} tag of the
+ * dead-letter meter has a bounded number of values.
+ */
+public enum DeadLetterReason {
+    /** The recipient had stopped. */
+    STOPPED("stopped"),
+    /** The actor system had terminated. */
+    TERMINATED("terminated"),
+    /** The recipient's bounded mailbox was full. */
+    MAILBOX_FULL("mailbox-full"),
+    /** The recipient's behavior did not handle the message. */
+    UNHANDLED("unhandled"),
+    /** The application was shutting down and the message was not processed in time. */
+    SHUTDOWN("shutdown"),
+    /** A reply arrived after its ask had timed out. */
+    ASK_EXPIRED("ask-expired"),
+    /** No serializer is registered for the message's type. */
+    NO_SERIALIZER("no-serializer"),
+    /** The outbound buffer to the recipient's node was full. */
+    OUTBOUND_OVERFLOW("outbound-overflow"),
+    /** The recipient's node is not reachable, or no actor lives at the recipient's path. */
+    UNKNOWN_RECIPIENT("unknown-recipient"),
+    /** The message could not be serialized or deserialized. */
+    SERIALIZATION_FAILED("serialization-failed");
+
+    private final String tag;
+
+    DeadLetterReason(String tag) {
+        this.tag = tag;
+    }
+
+    /** @return the reason as a lowercase tag value, such as {@code mailbox-full} */
+    public String tag() {
+        return tag;
+    }
+
+    @Override
+    public String toString() {
+        return tag;
+    }
+}

@@ -1,0 +1,244 @@
+package dev.troupe.actor.internal;
+
+import dev.troupe.actor.DispatcherSettings;
+import dev.troupe.actor.metrics.DispatcherMetrics;
+import org.jctools.queues.MpmcUnboundedXaddArrayQueue;
+
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A fixed pool of {@link DispatcherThread}s sharing one run queue of scheduled actors.
+ *
+ * <p>The run queue holds the actor cells themselves (a cell is its own task, so scheduling
+ * allocates no Runnable). It is JCTools' {@link MpmcUnboundedXaddArrayQueue}: unbounded
+ * because every live actor may be scheduled at once, chunked with recycled chunks so that
+ * it allocates nothing in steady state. A cell is in the queue at most once, guarded by
+ * its scheduling status.
+ *
+ * <p>After shutdown, {@link #execute} runs the cell on the calling thread: that only
+ * happens for cells that are already stopped and merely turn late messages into dead
+ * letters, and it keeps those messages from being stranded.
+ */
+public final class Dispatcher implements DispatcherMetrics {
+
+    private static final com.sun.management.ThreadMXBean THREADS = threadBean();
+
+    final String name;
+    final int throughput;
+    final int idleSpins;
+    final int idleYields;
+    final long maxParkNanos;
+    final AtomicInteger parkedCount = new AtomicInteger();
+    private final MpmcUnboundedXaddArrayQueue<ActorCell<?>> runQueue = new MpmcUnboundedXaddArrayQueue<>(256, 4);
+    private final DispatcherThread[] threads;
+    private final long[] threadIds;
+    private final long startNanos;
+    private volatile boolean shutdown;
+
+    Dispatcher(String systemName, DispatcherSettings settings, boolean daemon) {
+        this.name = settings.name();
+        this.throughput = settings.throughput();
+        this.idleSpins = settings.idleSpins();
+        this.idleYields = settings.idleYields();
+        this.maxParkNanos = settings.maxPark().toNanos();
+        this.threads = new DispatcherThread[settings.threads()];
+        this.threadIds = new long[threads.length];
+        this.startNanos = System.nanoTime();
+        for (int i = 0; i < threads.length; i++) {
+            final DispatcherThread t = new DispatcherThread(this, "troupe-" + systemName + "-" + name + "-" + i);
+            t.setDaemon(daemon);
+            threads[i] = t;
+            threadIds[i] = t.getId();
+        }
+        for (DispatcherThread t : threads) {
+            t.start();
+        }
+    }
+
+    /**
+     * Schedules a cell whose status the caller just moved from idle to scheduled.
+     *
+     * @param cell the cell
+     */
+    void execute(ActorCell<?> cell) {
+        if (shutdown) {
+            cell.run(null);
+            return;
+        }
+        runQueue.offer(cell);
+        if (parkedCount.get() > 0) {
+            wakeOne();
+        }
+    }
+
+    private void wakeOne() {
+        final DispatcherThread[] ts = threads;
+        for (int i = 0; i < ts.length; i++) {
+            if (ts[i].claimParked()) {
+                LockSupport.unpark(ts[i]);
+                return;
+            }
+        }
+    }
+
+    ActorCell<?> poll() {
+        return runQueue.poll();
+    }
+
+    boolean hasWork() {
+        return !runQueue.isEmpty();
+    }
+
+    boolean isShutdown() {
+        return shutdown;
+    }
+
+    /** Stops the threads once the run queue is empty; later schedules run inline. */
+    void shutdown() {
+        shutdown = true;
+        for (DispatcherThread t : threads) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /**
+     * @param timeoutMillis how long to wait for each thread
+     * @throws InterruptedException if interrupted
+     */
+    void awaitTermination(long timeoutMillis) throws InterruptedException {
+        for (DispatcherThread t : threads) {
+            if (t != Thread.currentThread()) {
+                t.join(timeoutMillis);
+            }
+        }
+    }
+
+    /** @return the dispatcher's threads; for tests and diagnostics */
+    public DispatcherThread[] threadsForTesting() {
+        return threads.clone();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int threads() {
+        return threads.length;
+    }
+
+    @Override
+    public long messagesProcessed() {
+        long sum = 0;
+        for (DispatcherThread t : threads) {
+            sum += t.processed();
+        }
+        return sum;
+    }
+
+    @Override
+    public long runs() {
+        long sum = 0;
+        for (DispatcherThread t : threads) {
+            sum += t.runs();
+        }
+        return sum;
+    }
+
+    @Override
+    public long busyNanos() {
+        final long now = System.nanoTime();
+        long sum = 0;
+        for (DispatcherThread t : threads) {
+            sum += Math.max(0, (now - t.startNanos) - t.idleNanos(now));
+        }
+        return sum;
+    }
+
+    @Override
+    public long elapsedNanos() {
+        return (System.nanoTime() - startNanos) * threads.length;
+    }
+
+    @Override
+    public int queuedActors() {
+        return runQueue.size();
+    }
+
+    @Override
+    public long mailboxWaitNanos() {
+        long sum = 0;
+        for (DispatcherThread t : threads) {
+            sum += t.waitNanos();
+        }
+        return sum;
+    }
+
+    @Override
+    public long mailboxWaitSamples() {
+        long sum = 0;
+        for (DispatcherThread t : threads) {
+            sum += t.waitSamples();
+        }
+        return sum;
+    }
+
+    @Override
+    public long processingNanos() {
+        long sum = 0;
+        for (DispatcherThread t : threads) {
+            sum += t.procNanos();
+        }
+        return sum;
+    }
+
+    @Override
+    public long processingSamples() {
+        long sum = 0;
+        for (DispatcherThread t : threads) {
+            sum += t.procSamples();
+        }
+        return sum;
+    }
+
+    @Override
+    public long allocatedBytes() {
+        if (THREADS == null) {
+            return -1;
+        }
+        final long[] bytes = THREADS.getThreadAllocatedBytes(threadIds);
+        long sum = 0;
+        for (long b : bytes) {
+            if (b > 0) {
+                sum += b;
+            }
+        }
+        return sum;
+    }
+
+    private static com.sun.management.ThreadMXBean threadBean() {
+        try {
+            final java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+            if (bean instanceof com.sun.management.ThreadMXBean) {
+                final com.sun.management.ThreadMXBean sun = (com.sun.management.ThreadMXBean) bean;
+                if (sun.isThreadAllocatedMemorySupported()) {
+                    if (!sun.isThreadAllocatedMemoryEnabled()) {
+                        sun.setThreadAllocatedMemoryEnabled(true);
+                    }
+                    return sun;
+                }
+            }
+        } catch (RuntimeException | LinkageError e) {
+            // not a HotSpot-style JVM: allocation metrics report -1
+        }
+        return null;
+    }
+
+    @Override
+    public String toString() {
+        return "Dispatcher(" + name + ", " + threads.length + " threads)";
+    }
+}

@@ -1,0 +1,255 @@
+package dev.troupe.actor.internal;
+
+import dev.troupe.actor.ActorSystemSettings;
+import dev.troupe.actor.DispatcherSettings;
+import dev.troupe.actor.Props;
+import dev.troupe.actor.metrics.DispatcherMetrics;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The dispatchers of one system: the default one, the named ones from the settings
+ * (all started eagerly), and one single-thread dispatcher per pinned actor, created at
+ * spawn and shut down when the actor stops.
+ */
+public final class Dispatchers {
+
+    /** The name under which pinned actors are reported. */
+    public static final String PINNED = "pinned";
+
+    private final String systemName;
+    private final ActorSystemSettings settings;
+    private final Dispatcher defaultDispatcher;
+    private final Map<String, Dispatcher> byName = new LinkedHashMap<>();
+    private final Set<Dispatcher> pinned = ConcurrentHashMap.newKeySet();
+    private final PinnedMetrics pinnedMetrics = new PinnedMetrics();
+    private final AtomicLong pinnedSeq = new AtomicLong();
+    private final List<DispatcherMetrics> all;
+
+    /**
+     * @param systemName the system's name, for thread names
+     * @param settings the settings
+     */
+    public Dispatchers(String systemName, ActorSystemSettings settings) {
+        this.systemName = systemName;
+        this.settings = settings;
+        this.defaultDispatcher = new Dispatcher(systemName, settings.defaultDispatcher(), settings.daemonThreads());
+        byName.put(defaultDispatcher.name(), defaultDispatcher);
+        for (DispatcherSettings s : settings.dispatchers().values()) {
+            byName.put(s.name(), new Dispatcher(systemName, s, settings.daemonThreads()));
+        }
+        final List<DispatcherMetrics> list = new ArrayList<>(byName.values());
+        list.add(pinnedMetrics);
+        this.all = Collections.unmodifiableList(list);
+    }
+
+    Dispatcher select(Props props) {
+        if (props.pinned()) {
+            final DispatcherSettings d = settings.defaultDispatcher();
+            final Dispatcher p = new Dispatcher(systemName,
+                new DispatcherSettings(PINNED + "-" + pinnedSeq.incrementAndGet(), 1, d.throughput(), d.idleSpins(), d.idleYields(), d.maxPark()),
+                settings.daemonThreads());
+            pinned.add(p);
+            return p;
+        }
+        final String name = props.dispatcher();
+        if (name == null) {
+            return defaultDispatcher;
+        }
+        final Dispatcher d = byName.get(name);
+        if (d == null) {
+            throw new IllegalArgumentException("no dispatcher named '" + name + "'; configured dispatchers: " + byName.keySet());
+        }
+        return d;
+    }
+
+    void release(Dispatcher d) {
+        if (pinned.remove(d)) {
+            pinnedMetrics.retire(d);
+            d.shutdown();
+        }
+    }
+
+    /** @return every dispatcher's metrics, pinned actors summed as one */
+    public List<DispatcherMetrics> metrics() {
+        return all;
+    }
+
+    /** @return the default dispatcher */
+    public Dispatcher defaultDispatcher() {
+        return defaultDispatcher;
+    }
+
+    /** Shuts every dispatcher down. */
+    public void shutdown() {
+        for (Dispatcher d : byName.values()) {
+            d.shutdown();
+        }
+        for (Dispatcher d : pinned) {
+            d.shutdown();
+        }
+    }
+
+    /**
+     * @param timeoutMillis how long to wait per thread
+     * @throws InterruptedException if interrupted
+     */
+    public void awaitTermination(long timeoutMillis) throws InterruptedException {
+        for (Dispatcher d : byName.values()) {
+            d.awaitTermination(timeoutMillis);
+        }
+    }
+
+    boolean isQuiescent() {
+        for (Dispatcher d : byName.values()) {
+            if (d.hasWork()) {
+                return false;
+            }
+        }
+        for (Dispatcher d : pinned) {
+            if (d.hasWork()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** All pinned dispatchers, live and retired, as one. */
+    private final class PinnedMetrics implements DispatcherMetrics {
+        private final long start = System.nanoTime();
+        private long retiredProcessed;
+        private long retiredRuns;
+        private long retiredBusy;
+        private long retiredElapsed;
+        private long retiredWait;
+        private long retiredWaitSamples;
+        private long retiredProc;
+        private long retiredProcSamples;
+        private long retiredAllocated;
+
+        synchronized void retire(Dispatcher d) {
+            final long allocated = d.allocatedBytes();
+            if (allocated > 0) {
+                retiredAllocated += allocated;
+            }
+            retiredProcessed += d.messagesProcessed();
+            retiredRuns += d.runs();
+            retiredBusy += d.busyNanos();
+            retiredElapsed += d.elapsedNanos();
+            retiredWait += d.mailboxWaitNanos();
+            retiredWaitSamples += d.mailboxWaitSamples();
+            retiredProc += d.processingNanos();
+            retiredProcSamples += d.processingSamples();
+        }
+
+        @Override
+        public String name() {
+            return PINNED;
+        }
+
+        @Override
+        public int threads() {
+            return pinned.size();
+        }
+
+        @Override
+        public synchronized long messagesProcessed() {
+            long s = retiredProcessed;
+            for (Dispatcher d : pinned) {
+                s += d.messagesProcessed();
+            }
+            return s;
+        }
+
+        @Override
+        public synchronized long runs() {
+            long s = retiredRuns;
+            for (Dispatcher d : pinned) {
+                s += d.runs();
+            }
+            return s;
+        }
+
+        @Override
+        public synchronized long busyNanos() {
+            long s = retiredBusy;
+            for (Dispatcher d : pinned) {
+                s += d.busyNanos();
+            }
+            return s;
+        }
+
+        @Override
+        public synchronized long elapsedNanos() {
+            long s = retiredElapsed;
+            for (Dispatcher d : pinned) {
+                s += d.elapsedNanos();
+            }
+            return s;
+        }
+
+        @Override
+        public int queuedActors() {
+            int s = 0;
+            for (Dispatcher d : pinned) {
+                s += d.queuedActors();
+            }
+            return s;
+        }
+
+        @Override
+        public synchronized long mailboxWaitNanos() {
+            long s = retiredWait;
+            for (Dispatcher d : pinned) {
+                s += d.mailboxWaitNanos();
+            }
+            return s;
+        }
+
+        @Override
+        public synchronized long mailboxWaitSamples() {
+            long s = retiredWaitSamples;
+            for (Dispatcher d : pinned) {
+                s += d.mailboxWaitSamples();
+            }
+            return s;
+        }
+
+        @Override
+        public synchronized long processingNanos() {
+            long s = retiredProc;
+            for (Dispatcher d : pinned) {
+                s += d.processingNanos();
+            }
+            return s;
+        }
+
+        @Override
+        public synchronized long processingSamples() {
+            long s = retiredProcSamples;
+            for (Dispatcher d : pinned) {
+                s += d.processingSamples();
+            }
+            return s;
+        }
+
+        @Override
+        public synchronized long allocatedBytes() {
+            long s = retiredAllocated;
+            for (Dispatcher d : pinned) {
+                final long b = d.allocatedBytes();
+                if (b > 0) {
+                    s += b;
+                }
+            }
+            return s;
+        }
+    }
+}

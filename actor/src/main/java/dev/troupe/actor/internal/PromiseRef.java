@@ -1,0 +1,96 @@
+package dev.troupe.actor.internal;
+
+import dev.troupe.actor.ActorPath;
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.AskTimeoutException;
+import dev.troupe.actor.DeadLetterReason;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The temporary reply-to ref of an ask: the first message completes the future; a timer
+ * entry fails it with {@link AskTimeoutException}. It lives under {@code /temp} until then,
+ * so a remote node can address it. Later replies are dead letters as {@code ask-expired}.
+ */
+public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R> {
+
+    private final ActorSystem system;
+    private final ActorCell<Object> root;
+    private final ActorPath path;
+    private final ActorRef<?> target;
+    private final long timeoutMillis;
+    private final CompletableFuture<R> future = new CompletableFuture<>();
+    private volatile Class<?> requestClass;
+
+    /**
+     * @param system the system
+     * @param target the actor asked
+     * @param timeoutMillis the timeout, for the failure message
+     */
+    public PromiseRef(ActorSystem system, ActorRef<?> target, long timeoutMillis) {
+        this.system = system;
+        this.root = system.rootCell();
+        this.target = target;
+        this.timeoutMillis = timeoutMillis;
+        this.path = root.registerTemp(this);
+    }
+
+    /** @return the future the reply completes */
+    public CompletableFuture<R> future() {
+        return future;
+    }
+
+    /**
+     * @param requestClass the class of the request, for the failure message
+     */
+    public void requestClass(Class<?> requestClass) {
+        this.requestClass = requestClass;
+    }
+
+    @Override
+    public void tell(R message) {
+        if (message == null) {
+            throw new NullPointerException("message must not be null");
+        }
+        if (future.complete(message)) {
+            root.unregisterTemp(path.name());
+            system.timerService().cancel(this);
+        } else {
+            system.deadLetters().publish(message, path, DeadLetterReason.ASK_EXPIRED);
+        }
+    }
+
+    @Override
+    long fire(long now) {
+        final Class<?> rc = requestClass;
+        if (future.completeExceptionally(new AskTimeoutException("Ask timed out on [" + target.path() + "] after ["
+            + timeoutMillis + " ms]. Message of type [" + (rc == null ? "unknown" : rc.getName())
+            + "]. A typical reason is that the recipient did not reply, or is not running."))) {
+            root.unregisterTemp(path.name());
+        }
+        return -1;
+    }
+
+    @Override
+    public ActorPath path() {
+        return path;
+    }
+
+    @Override
+    public void sendSystem(SystemMessage message) {
+        if (message instanceof Watch && future.isDone()) {
+            ((Watch) message).watcher().sendSystem(new DeathWatchNotification(this, null));
+        }
+    }
+
+    @Override
+    public boolean isLocal() {
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "ActorRef(" + path + ")";
+    }
+}

@@ -1,0 +1,32 @@
+package dev.troupe.actor.internal;
+
+import dev.troupe.actor.Behavior;
+
+/**
+ * The marker behaviors: same, unhandled, stopped, empty, ignore. Each is a singleton,
+ * compared by identity on the message path.
+ */
+public final class SpecialBehavior<T> extends Behavior<T> {
+
+    /** Keep the current behavior. */
+    public static final SpecialBehavior<Object> SAME = new SpecialBehavior<>("same");
+    /** Keep the current behavior; the message was not handled. */
+    public static final SpecialBehavior<Object> UNHANDLED = new SpecialBehavior<>("unhandled");
+    /** Stop the actor. */
+    public static final SpecialBehavior<Object> STOPPED = new SpecialBehavior<>("stopped");
+    /** Treat every message as unhandled. */
+    public static final SpecialBehavior<Object> EMPTY = new SpecialBehavior<>("empty");
+    /** Drop every message silently (it is handled, not a dead letter). */
+    public static final SpecialBehavior<Object> IGNORE = new SpecialBehavior<>("ignore");
+
+    private final String name;
+
+    private SpecialBehavior(String name) {
+        this.name = name;
+    }
+
+    @Override
+    public String toString() {
+        return "Behaviors." + name + "()";
+    }
+}

@@ -1,0 +1,116 @@
+package dev.troupe.actor.internal;
+
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.DeadLetters;
+import dev.troupe.actor.metrics.ActorMetrics;
+import dev.troupe.actor.metrics.DispatcherMetrics;
+import dev.troupe.actor.metrics.SystemMetrics;
+
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/** The metric sources of one system; see {@link SystemMetrics}. */
+public final class SystemMetricsImpl implements SystemMetrics {
+
+    private final ActorSystem system;
+    private final Dispatchers dispatchers;
+    private final DeadLettersImpl deadLetters;
+    final AtomicLong spawned = new AtomicLong();
+    final AtomicLong stopped = new AtomicLong();
+    final Set<ActorCell<?>> tracked = ConcurrentHashMap.newKeySet();
+    volatile ProcessingSampleListener listener;
+
+    /**
+     * @param system the system
+     * @param dispatchers its dispatchers
+     * @param deadLetters its dead letters
+     */
+    public SystemMetricsImpl(ActorSystem system, Dispatchers dispatchers, DeadLettersImpl deadLetters) {
+        this.system = system;
+        this.dispatchers = dispatchers;
+        this.deadLetters = deadLetters;
+    }
+
+    @Override
+    public String systemName() {
+        return system.name();
+    }
+
+    @Override
+    public long liveActors() {
+        return Math.max(0, spawned.get() - stopped.get());
+    }
+
+    @Override
+    public long actorsSpawned() {
+        return spawned.get();
+    }
+
+    @Override
+    public long actorsStopped() {
+        return stopped.get();
+    }
+
+    @Override
+    public DeadLetters deadLetters() {
+        return deadLetters;
+    }
+
+    @Override
+    public List<DispatcherMetrics> dispatchers() {
+        return dispatchers.metrics();
+    }
+
+    @Override
+    public Collection<ActorMetrics> trackedActors() {
+        return Collections.unmodifiableSet(tracked);
+    }
+
+    @Override
+    public void forEachActor(Consumer<ActorMetrics> visitor) {
+        final ArrayDeque<ActorCell<?>> stack = new ArrayDeque<>();
+        system.rootCell().pushChildren(stack);
+        while (!stack.isEmpty()) {
+            final ActorCell<?> cell = stack.pop();
+            if (!cell.isGuardian()) {
+                visitor.accept(cell);
+            }
+            cell.pushChildren(stack);
+        }
+    }
+
+    @Override
+    public long messagesProcessed() {
+        long sum = 0;
+        final List<DispatcherMetrics> all = dispatchers.metrics();
+        for (int i = 0; i < all.size(); i++) {
+            sum += all.get(i).messagesProcessed();
+        }
+        return sum;
+    }
+
+    @Override
+    public void setProcessingSampleListener(ProcessingSampleListener listener) {
+        this.listener = listener;
+    }
+
+    /** @return whether no actor has waiting messages and no dispatcher has queued work */
+    public boolean isQuiescent() {
+        if (!dispatchers.isQuiescent()) {
+            return false;
+        }
+        final boolean[] busy = new boolean[1];
+        forEachActor(a -> {
+            if (a.mailboxSize() > 0) {
+                busy[0] = true;
+            }
+        });
+        return !busy[0];
+    }
+}
