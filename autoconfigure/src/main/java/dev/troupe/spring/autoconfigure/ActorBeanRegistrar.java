@@ -1,0 +1,181 @@
+package dev.troupe.spring.autoconfigure;
+
+import dev.troupe.actor.ActorPath;
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.Behavior;
+import dev.troupe.actor.Props;
+import dev.troupe.spring.TroupeActor;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanDefinitionStoreException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.AutowireCandidateQualifier;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.type.MethodMetadata;
+import org.springframework.util.ClassUtils;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
+import java.lang.reflect.WildcardType;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Turns every {@code @Bean @TroupeActor} method returning {@code Behavior<T>} into an
+ * {@code ActorRef<T>} bean: named {@code <beanName>Ref}, qualified {@code <beanName>},
+ * typed {@code ActorRef<T>} so it is injectable by its generic type, and created by
+ * spawning the behavior bean as a top-level actor on the context's {@link ActorSystem}.
+ *
+ * <p>Misuse fails while the bean definitions are read, before anything starts, with a
+ * message naming the bean: a return type other than {@code Behavior<SomeType>} (raw,
+ * wildcard or type variable), an invalid actor name, two actor beans with one actor name,
+ * or a bean already using the ref bean's name.
+ */
+public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
+
+    /** Suffix of the ref bean's name after the behavior bean's name. */
+    public static final String REF_SUFFIX = "Ref";
+
+    @Override
+    public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
+        final ClassLoader classLoader = registry instanceof ConfigurableListableBeanFactory cbf && cbf.getBeanClassLoader() != null
+            ? cbf.getBeanClassLoader() : ClassUtils.getDefaultClassLoader();
+        final Map<String, String> beanByActorName = new LinkedHashMap<>();
+        for (String beanName : registry.getBeanDefinitionNames()) {
+            final BeanDefinition definition = registry.getBeanDefinition(beanName);
+            if (!(definition instanceof AnnotatedBeanDefinition annotated)) {
+                continue;
+            }
+            final MethodMetadata factoryMethod = annotated.getFactoryMethodMetadata();
+            if (factoryMethod == null || !factoryMethod.isAnnotated(TroupeActor.class.getName())) {
+                continue;
+            }
+            final Map<String, Object> attributes = factoryMethod.getAnnotationAttributes(TroupeActor.class.getName());
+            final String configuredName = (String) attributes.get("name");
+            final String actorName = configuredName == null || configuredName.isEmpty() ? beanName : configuredName;
+            final ResolvableType messageType = messageType(beanName, definition, factoryMethod, classLoader);
+            validateActorName(beanName, definition, actorName);
+            final String previous = beanByActorName.putIfAbsent(actorName, beanName);
+            if (previous != null) {
+                throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
+                    "@TroupeActor bean '" + beanName + "' uses the actor name '" + actorName
+                        + "', which @TroupeActor bean '" + previous + "' already uses; give one of them another @TroupeActor(name = ...)");
+            }
+            final String refBeanName = beanName + REF_SUFFIX;
+            if (registry.containsBeanDefinition(refBeanName)) {
+                throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
+                    "@TroupeActor bean '" + beanName + "' needs the bean name '" + refBeanName
+                        + "' for its ActorRef, but another bean already has that name");
+            }
+            registry.registerBeanDefinition(refBeanName,
+                refDefinition(registry, beanName, definition, actorName, messageType, props(attributes)));
+        }
+    }
+
+    @Override
+    public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) throws BeansException {
+        // All the work happens on the registry.
+    }
+
+    private static RootBeanDefinition refDefinition(BeanDefinitionRegistry registry, String behaviorBean, BeanDefinition behaviorDefinition,
+                                                    String actorName, ResolvableType messageType, Props props) {
+        final BeanFactory beanFactory = (BeanFactory) registry;
+        final RootBeanDefinition ref = new RootBeanDefinition(ActorRef.class);
+        ref.setTargetType(ResolvableType.forClassWithGenerics(ActorRef.class, messageType));
+        ref.setInstanceSupplier(() -> spawn(beanFactory, behaviorBean, actorName, props));
+        ref.setDependsOn(behaviorBean);
+        ref.addQualifier(new AutowireCandidateQualifier(Qualifier.class, behaviorBean));
+        if (!actorName.equals(behaviorBean)) {
+            ref.addQualifier(new AutowireCandidateQualifier(Qualifier.class, actorName));
+        }
+        ref.setPrimary(behaviorDefinition.isPrimary());
+        ref.setLazyInit(behaviorDefinition.isLazyInit());
+        ref.setDescription("ActorRef of the @TroupeActor bean '" + behaviorBean + "' (actor '" + actorName + "')");
+        return ref;
+    }
+
+    private static ActorRef<?> spawn(BeanFactory beanFactory, String behaviorBean, String actorName, Props props) {
+        final ActorSystem system = beanFactory.getBean(ActorSystem.class);
+        final Behavior<?> behavior = beanFactory.getBean(behaviorBean, Behavior.class);
+        return system.spawn(behavior, actorName, props);
+    }
+
+    private static Props props(Map<String, Object> attributes) {
+        Props props = Props.empty();
+        final String dispatcher = (String) attributes.get("dispatcher");
+        if (dispatcher != null && !dispatcher.isEmpty()) {
+            props = props.withDispatcher(dispatcher);
+        }
+        final int capacity = (Integer) attributes.get("mailboxCapacity");
+        if (capacity == 0) {
+            props = props.withUnboundedMailbox();
+        } else if (capacity > 0) {
+            props = props.withBoundedMailbox(capacity);
+        }
+        if ((Boolean) attributes.get("metrics")) {
+            props = props.withMetrics();
+        }
+        return props;
+    }
+
+    private static void validateActorName(String beanName, BeanDefinition definition, String actorName) {
+        try {
+            ActorPath.root("check").child(actorName);
+        } catch (IllegalArgumentException e) {
+            throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
+                "@TroupeActor bean '" + beanName + "' has an invalid actor name: " + e.getMessage(), e);
+        }
+    }
+
+    private static ResolvableType messageType(String beanName, BeanDefinition definition, MethodMetadata factoryMethod, ClassLoader classLoader) {
+        final Method method = findMethod(beanName, definition, factoryMethod, classLoader);
+        final ResolvableType returnType = ResolvableType.forMethodReturnType(method);
+        if (!Behavior.class.isAssignableFrom(returnType.toClass())) {
+            throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
+                "@TroupeActor bean '" + beanName + "' must return Behavior<MessageType>, but " + describe(method) + " returns " + returnType);
+        }
+        final ResolvableType asBehavior = returnType.as(Behavior.class);
+        final Type generic = asBehavior.hasGenerics() ? asBehavior.getGeneric(0).getType() : null;
+        if (generic == null || generic instanceof WildcardType || generic instanceof TypeVariable<?> || asBehavior.getGeneric(0).resolve() == null) {
+            throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
+                "@TroupeActor bean '" + beanName + "' returns " + returnType + " from " + describe(method)
+                    + ": declare the message type, e.g. Behavior<MyActor.Command>, so the ActorRef<MyActor.Command> bean can be injected by type");
+        }
+        return asBehavior.getGeneric(0);
+    }
+
+    private static Method findMethod(String beanName, BeanDefinition definition, MethodMetadata factoryMethod, ClassLoader classLoader) {
+        final Class<?> declaring;
+        try {
+            declaring = ClassUtils.forName(factoryMethod.getDeclaringClassName(), classLoader);
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
+                "cannot load the class declaring @TroupeActor bean '" + beanName + "'", e);
+        }
+        Method found = null;
+        for (Method m : ClassUtils.getUserClass(declaring).getDeclaredMethods()) {
+            if (m.getName().equals(factoryMethod.getMethodName()) && !m.isSynthetic() && !m.isBridge()
+                && m.isAnnotationPresent(TroupeActor.class)) {
+                found = m;
+                break;
+            }
+        }
+        if (found == null) {
+            throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
+                "cannot find the @TroupeActor method " + factoryMethod.getMethodName() + " of bean '" + beanName + "'");
+        }
+        return found;
+    }
+
+    private static String describe(Method m) {
+        return m.getDeclaringClass().getSimpleName() + "." + m.getName() + "()";
+    }
+}

@@ -1,0 +1,546 @@
+package dev.troupe.spring.autoconfigure;
+
+import dev.troupe.actor.ActorPath;
+import dev.troupe.actor.ActorSystemSettings;
+import dev.troupe.actor.DispatcherSettings;
+import dev.troupe.actor.MailboxSettings;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Configuration of the Troupe actor system, under {@code troupe.*}.
+ *
+ * <p>Setters check their value, so a bad value fails startup with Spring Boot's
+ * "Failed to bind properties under 'troupe.…'" message naming the property. The remote
+ * transport binds its own {@code troupe.remote.*} class beside this one.
+ */
+@ConfigurationProperties("troupe")
+public class TroupeProperties {
+
+    /**
+     * Whether to start an actor system in the application context.
+     */
+    private boolean enabled = true;
+
+    /**
+     * Name of the actor system: letters, digits, '-' and '_'. Appears in actor paths and
+     * as the 'system' tag of every meter.
+     */
+    private String systemName = "troupe";
+
+    /**
+     * Whether the system's threads are daemon threads.
+     */
+    private boolean daemonThreads = false;
+
+    /**
+     * Dispatcher that runs actors unless their props name another one.
+     */
+    private final Dispatcher defaultDispatcher = new Dispatcher();
+
+    /**
+     * Further named dispatchers, by name, for actors that ask for them.
+     */
+    private final Map<String, Dispatcher> dispatchers = new LinkedHashMap<>();
+
+    /**
+     * Mailbox that actors get unless their props say otherwise.
+     */
+    private final Mailbox defaultMailbox = new Mailbox();
+
+    private final Timer timer = new Timer();
+
+    private final DeadLetters deadLetters = new DeadLetters();
+
+    private final Shutdown shutdown = new Shutdown();
+
+    private final Metrics metrics = new Metrics();
+
+    private final Health health = new Health();
+
+    private final Endpoint endpoint = new Endpoint();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getSystemName() {
+        return systemName;
+    }
+
+    public void setSystemName(String systemName) {
+        // ActorPath.root validates the name with the runtime's own rule and message.
+        ActorPath.root(systemName);
+        this.systemName = systemName;
+    }
+
+    public boolean isDaemonThreads() {
+        return daemonThreads;
+    }
+
+    public void setDaemonThreads(boolean daemonThreads) {
+        this.daemonThreads = daemonThreads;
+    }
+
+    public Dispatcher getDefaultDispatcher() {
+        return defaultDispatcher;
+    }
+
+    public Map<String, Dispatcher> getDispatchers() {
+        return dispatchers;
+    }
+
+    public Mailbox getDefaultMailbox() {
+        return defaultMailbox;
+    }
+
+    public Timer getTimer() {
+        return timer;
+    }
+
+    public DeadLetters getDeadLetters() {
+        return deadLetters;
+    }
+
+    public Shutdown getShutdown() {
+        return shutdown;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    public Health getHealth() {
+        return health;
+    }
+
+    public Endpoint getEndpoint() {
+        return endpoint;
+    }
+
+    /**
+     * Builds the runtime settings these properties describe.
+     *
+     * @return a builder the customizers may change further
+     */
+    public ActorSystemSettings.Builder toSettingsBuilder() {
+        final ActorSystemSettings.Builder builder = ActorSystemSettings.builder()
+            .defaultDispatcher(defaultDispatcher.toSettings(DispatcherSettings.DEFAULT_NAME))
+            .defaultMailbox(defaultMailbox.toSettings())
+            .timerWheel(timer.tick, timer.ticksPerWheel)
+            .deadLetters(deadLetters.sampleSize, deadLetters.logLimit, deadLetters.logInterval)
+            .daemonThreads(daemonThreads);
+        for (Map.Entry<String, Dispatcher> e : dispatchers.entrySet()) {
+            if (DispatcherSettings.DEFAULT_NAME.equals(e.getKey()) || "pinned".equals(e.getKey())) {
+                throw new IllegalArgumentException("troupe.dispatchers." + e.getKey()
+                    + ": the name '" + e.getKey() + "' is reserved; configure troupe.default-dispatcher instead");
+            }
+            builder.dispatcher(e.getValue().toSettings(e.getKey()));
+        }
+        return builder;
+    }
+
+    static Duration requirePositive(Duration value, String what) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(what + " must be a positive duration, was " + value);
+        }
+        return value;
+    }
+
+    static int requirePositive(int value, String what) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(what + " must be positive, was " + value);
+        }
+        return value;
+    }
+
+    static int requireNotNegative(int value, String what) {
+        if (value < 0) {
+            throw new IllegalArgumentException(what + " must not be negative, was " + value);
+        }
+        return value;
+    }
+
+    /** A pool of threads that runs actors. */
+    public static class Dispatcher {
+
+        /**
+         * Number of threads. Defaults to the number of available processors.
+         */
+        private Integer threads;
+
+        /**
+         * Most messages one actor processes per turn before the thread moves on to the next actor.
+         */
+        private int throughput = 64;
+
+        /**
+         * Empty polls an idle thread spins before it starts yielding.
+         */
+        private int idleSpins = 200;
+
+        /**
+         * Empty polls an idle thread yields before it parks.
+         */
+        private int idleYields = 20;
+
+        /**
+         * Longest a parked idle thread sleeps before polling again; new work wakes it at once.
+         */
+        private Duration maxPark = Duration.ofMillis(50);
+
+        public Integer getThreads() {
+            return threads;
+        }
+
+        public void setThreads(Integer threads) {
+            if (threads != null) {
+                requirePositive(threads, "threads");
+            }
+            this.threads = threads;
+        }
+
+        public int getThroughput() {
+            return throughput;
+        }
+
+        public void setThroughput(int throughput) {
+            this.throughput = requirePositive(throughput, "throughput");
+        }
+
+        public int getIdleSpins() {
+            return idleSpins;
+        }
+
+        public void setIdleSpins(int idleSpins) {
+            this.idleSpins = requireNotNegative(idleSpins, "idle-spins");
+        }
+
+        public int getIdleYields() {
+            return idleYields;
+        }
+
+        public void setIdleYields(int idleYields) {
+            this.idleYields = requireNotNegative(idleYields, "idle-yields");
+        }
+
+        public Duration getMaxPark() {
+            return maxPark;
+        }
+
+        public void setMaxPark(Duration maxPark) {
+            this.maxPark = requirePositive(maxPark, "max-park");
+        }
+
+        DispatcherSettings toSettings(String name) {
+            final int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+            return new DispatcherSettings(name, n, throughput, idleSpins, idleYields, maxPark);
+        }
+    }
+
+    /** The kind of mailbox an actor gets. */
+    public static class Mailbox {
+
+        /**
+         * Most messages waiting in a mailbox; 0 for unbounded. Overflow goes to dead letters
+         * with reason 'mailbox-full'.
+         */
+        private int capacity = 0;
+
+        /**
+         * Size of the recycled array chunks an unbounded mailbox grows by.
+         */
+        private int chunkSize = 64;
+
+        public int getCapacity() {
+            return capacity;
+        }
+
+        public void setCapacity(int capacity) {
+            this.capacity = requireNotNegative(capacity, "capacity");
+        }
+
+        public int getChunkSize() {
+            return chunkSize;
+        }
+
+        public void setChunkSize(int chunkSize) {
+            if (chunkSize < 2) {
+                throw new IllegalArgumentException("chunk-size must be at least 2, was " + chunkSize);
+            }
+            this.chunkSize = chunkSize;
+        }
+
+        MailboxSettings toSettings() {
+            return new MailboxSettings(capacity, chunkSize);
+        }
+    }
+
+    /** The timer wheel behind timers and receive timeouts. */
+    public static class Timer {
+
+        /**
+         * Resolution of timers and receive timeouts.
+         */
+        private Duration tick = Duration.ofMillis(1);
+
+        /**
+         * Slots of the timer wheel, a power of two.
+         */
+        private int ticksPerWheel = 512;
+
+        public Duration getTick() {
+            return tick;
+        }
+
+        public void setTick(Duration tick) {
+            this.tick = requirePositive(tick, "tick");
+        }
+
+        public int getTicksPerWheel() {
+            return ticksPerWheel;
+        }
+
+        public void setTicksPerWheel(int ticksPerWheel) {
+            if (ticksPerWheel <= 0 || Integer.bitCount(ticksPerWheel) != 1) {
+                throw new IllegalArgumentException("ticks-per-wheel must be a power of two, was " + ticksPerWheel);
+            }
+            this.ticksPerWheel = ticksPerWheel;
+        }
+    }
+
+    /** Reporting of undeliverable messages. */
+    public static class DeadLetters {
+
+        /**
+         * Recent dead letters kept for the 'troupe' endpoint.
+         */
+        private int sampleSize = 64;
+
+        /**
+         * Dead letters logged per log interval; 0 logs none.
+         */
+        private int logLimit = 10;
+
+        /**
+         * Interval over which the dead-letter log limit applies.
+         */
+        private Duration logInterval = Duration.ofSeconds(10);
+
+        public int getSampleSize() {
+            return sampleSize;
+        }
+
+        public void setSampleSize(int sampleSize) {
+            this.sampleSize = requireNotNegative(sampleSize, "sample-size");
+        }
+
+        public int getLogLimit() {
+            return logLimit;
+        }
+
+        public void setLogLimit(int logLimit) {
+            this.logLimit = requireNotNegative(logLimit, "log-limit");
+        }
+
+        public Duration getLogInterval() {
+            return logInterval;
+        }
+
+        public void setLogInterval(Duration logInterval) {
+            this.logInterval = requirePositive(logInterval, "log-interval");
+        }
+    }
+
+    /** Graceful shutdown with the application context. */
+    public static class Shutdown {
+
+        /**
+         * Longest the mailboxes may drain when the context closes before the system
+         * terminates; keep it below spring.lifecycle.timeout-per-shutdown-phase.
+         */
+        private Duration timeout = Duration.ofSeconds(10);
+
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            if (timeout == null || timeout.isNegative()) {
+                throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
+            }
+            this.timeout = timeout;
+        }
+    }
+
+    /** Micrometer meters. */
+    public static class Metrics {
+
+        /**
+         * Whether to bind the troupe.* meters to the meter registries.
+         */
+        private boolean enabled = true;
+
+        /**
+         * Whether actors spawned with per-actor metrics (bean actors and
+         * Props.withMetrics() actors) get meters tagged with their name.
+         */
+        private boolean actorMeters = true;
+
+        /**
+         * How often per-actor meters are added for new tracked actors and removed for
+         * stopped ones.
+         */
+        private Duration refreshInterval = Duration.ofSeconds(5);
+
+        /**
+         * Whether to record sampled processing times into a histogram
+         * (troupe.processing.sampled) that can publish percentiles.
+         */
+        private boolean histogram = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public boolean isActorMeters() {
+            return actorMeters;
+        }
+
+        public void setActorMeters(boolean actorMeters) {
+            this.actorMeters = actorMeters;
+        }
+
+        public Duration getRefreshInterval() {
+            return refreshInterval;
+        }
+
+        public void setRefreshInterval(Duration refreshInterval) {
+            this.refreshInterval = requirePositive(refreshInterval, "refresh-interval");
+        }
+
+        public boolean isHistogram() {
+            return histogram;
+        }
+
+        public void setHistogram(boolean histogram) {
+            this.histogram = histogram;
+        }
+    }
+
+    /** The 'troupe' health indicator. */
+    public static class Health {
+
+        /**
+         * Messages waiting in all mailboxes together at which the indicator reports
+         * OUT_OF_SERVICE; 0 turns the check off.
+         */
+        private long mailboxBacklogThreshold = 0;
+
+        /**
+         * Backlog at or below which an OUT_OF_SERVICE indicator reports UP again.
+         * Defaults to half the threshold, so the status does not flap around one value.
+         */
+        private Long mailboxBacklogRecovery;
+
+        /**
+         * How long a dispatcher may have actors waiting without finishing a single turn
+         * before the indicator reports it stalled (DOWN).
+         */
+        private Duration stallTimeout = Duration.ofSeconds(10);
+
+        /**
+         * Whether the indicator is part of the 'readiness' health group.
+         */
+        private boolean readiness = true;
+
+        public long getMailboxBacklogThreshold() {
+            return mailboxBacklogThreshold;
+        }
+
+        public void setMailboxBacklogThreshold(long mailboxBacklogThreshold) {
+            if (mailboxBacklogThreshold < 0) {
+                throw new IllegalArgumentException("mailbox-backlog-threshold must not be negative, was " + mailboxBacklogThreshold);
+            }
+            this.mailboxBacklogThreshold = mailboxBacklogThreshold;
+        }
+
+        public Long getMailboxBacklogRecovery() {
+            return mailboxBacklogRecovery;
+        }
+
+        public void setMailboxBacklogRecovery(Long mailboxBacklogRecovery) {
+            if (mailboxBacklogRecovery != null && mailboxBacklogRecovery < 0) {
+                throw new IllegalArgumentException("mailbox-backlog-recovery must not be negative, was " + mailboxBacklogRecovery);
+            }
+            this.mailboxBacklogRecovery = mailboxBacklogRecovery;
+        }
+
+        /** @return the recovery level, checked against the threshold */
+        public long effectiveRecovery() {
+            final long recovery = mailboxBacklogRecovery != null ? mailboxBacklogRecovery : mailboxBacklogThreshold / 2;
+            if (mailboxBacklogThreshold > 0 && recovery >= mailboxBacklogThreshold) {
+                throw new IllegalArgumentException("troupe.health.mailbox-backlog-recovery (" + recovery
+                    + ") must be below troupe.health.mailbox-backlog-threshold (" + mailboxBacklogThreshold + ")");
+            }
+            return recovery;
+        }
+
+        public Duration getStallTimeout() {
+            return stallTimeout;
+        }
+
+        public void setStallTimeout(Duration stallTimeout) {
+            this.stallTimeout = requirePositive(stallTimeout, "stall-timeout");
+        }
+
+        public boolean isReadiness() {
+            return readiness;
+        }
+
+        public void setReadiness(boolean readiness) {
+            this.readiness = readiness;
+        }
+    }
+
+    /** The 'troupe' Actuator endpoint. */
+    public static class Endpoint {
+
+        /**
+         * How many of the largest mailboxes the endpoint lists.
+         */
+        private int largestMailboxes = 10;
+
+        /**
+         * Most actors one page of the actor tree holds.
+         */
+        private int maxPageSize = 500;
+
+        public int getLargestMailboxes() {
+            return largestMailboxes;
+        }
+
+        public void setLargestMailboxes(int largestMailboxes) {
+            this.largestMailboxes = requirePositive(largestMailboxes, "largest-mailboxes");
+        }
+
+        public int getMaxPageSize() {
+            return maxPageSize;
+        }
+
+        public void setMaxPageSize(int maxPageSize) {
+            this.maxPageSize = requirePositive(maxPageSize, "max-page-size");
+        }
+    }
+}

@@ -1,0 +1,208 @@
+package dev.troupe.spring.endpoint;
+
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.DeadLetter;
+import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.DeadLetters;
+import dev.troupe.actor.metrics.ActorMetrics;
+import dev.troupe.actor.metrics.DispatcherMetrics;
+import dev.troupe.actor.metrics.SystemMetrics;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+
+/**
+ * The {@code troupe} Actuator endpoint: what the actor system is doing now.
+ *
+ * <ul>
+ *   <li>{@code GET /actuator/troupe}: the system, its dispatchers and their load, the
+ *       largest mailboxes, dead letters by reason.</li>
+ *   <li>{@code GET /actuator/troupe/actors?offset=0&limit=100}: one page of the actor tree,
+ *       parents before children, at most {@code maxPageSize} actors.</li>
+ *   <li>{@code GET /actuator/troupe/mailboxes?limit=10}: the largest mailboxes.</li>
+ *   <li>{@code GET /actuator/troupe/dead-letters}: counts by reason and the most recent ones.</li>
+ *   <li>{@code GET /actuator/troupe/dispatchers}: each dispatcher's threads and load.</li>
+ * </ul>
+ *
+ * <p>Every answer is bounded in size whatever the number of actors; building one walks the
+ * actors once.
+ */
+@Endpoint(id = "troupe")
+public class TroupeEndpoint {
+
+    private static final Comparator<MailboxEntry> BY_SIZE = Comparator.comparingInt(MailboxEntry::size);
+
+    private final ActorSystem system;
+    private final int largestMailboxes;
+    private final int maxPageSize;
+
+    /**
+     * @param system the actor system
+     * @param largestMailboxes how many of the largest mailboxes the summary lists
+     * @param maxPageSize the most actors one page of the tree holds
+     */
+    public TroupeEndpoint(ActorSystem system, int largestMailboxes, int maxPageSize) {
+        this.system = system;
+        this.largestMailboxes = largestMailboxes;
+        this.maxPageSize = maxPageSize;
+    }
+
+    /** @return the system, dispatchers, largest mailboxes and dead letters */
+    @ReadOperation
+    public TroupeReport report() {
+        final SystemMetrics m = system.metrics();
+        return new TroupeReport(systemInfo(m), dispatchers(m), largest(m, largestMailboxes), deadLetters(m.deadLetters(), 10));
+    }
+
+    /**
+     * @param section {@code actors}, {@code mailboxes}, {@code dead-letters} or {@code dispatchers}
+     * @param offset for {@code actors}: actors to skip, in tree order
+     * @param limit for {@code actors} and {@code mailboxes}: the most entries to return
+     * @return the section, or null (404) for an unknown one
+     */
+    @ReadOperation
+    public @Nullable Object section(@Selector String section, @Nullable Integer offset, @Nullable Integer limit) {
+        final SystemMetrics m = system.metrics();
+        switch (section) {
+            case "actors":
+                return actors(m, offset == null ? 0 : Math.max(0, offset), clampLimit(limit, 100));
+            case "mailboxes":
+                return largest(m, clampLimit(limit, largestMailboxes));
+            case "dead-letters":
+                return deadLetters(m.deadLetters(), clampLimit(limit, m.deadLetters().sampleCapacity()));
+            case "dispatchers":
+                return dispatchers(m);
+            default:
+                return null;
+        }
+    }
+
+    private int clampLimit(@Nullable Integer limit, int otherwise) {
+        final int l = limit == null ? otherwise : limit;
+        return Math.max(0, Math.min(l, maxPageSize));
+    }
+
+    private SystemInfo systemInfo(SystemMetrics m) {
+        final String state = system.isTerminated() ? "terminated"
+            : system.isTerminating() ? "terminating"
+            : system.isShuttingDown() ? "draining" : "running";
+        return new SystemInfo(system.name(), Long.toHexString(system.uid()), state, system.uptimeNanos() / 1_000_000L,
+            m.liveActors(), m.actorsSpawned(), m.actorsStopped(), m.messagesProcessed());
+    }
+
+    /** @return each dispatcher's load since the system started */
+    static List<DispatcherInfo> dispatchers(SystemMetrics m) {
+        final List<DispatcherInfo> out = new ArrayList<>();
+        for (DispatcherMetrics d : m.dispatchers()) {
+            final long elapsed = d.elapsedNanos();
+            final double utilization = elapsed <= 0 ? 0 : Math.min(1.0, (double) d.busyNanos() / elapsed);
+            final long samples = d.processingSamples();
+            final long waits = d.mailboxWaitSamples();
+            final long messages = d.messagesProcessed();
+            final long allocated = d.allocatedBytes();
+            out.add(new DispatcherInfo(d.name(), d.threads(), d.queuedActors(), messages, d.runs(), utilization,
+                samples == 0 ? 0 : d.processingNanos() / samples,
+                waits == 0 ? 0 : d.mailboxWaitNanos() / waits,
+                allocated,
+                allocated < 0 || messages == 0 ? -1 : (double) allocated / messages));
+        }
+        return out;
+    }
+
+    private static List<MailboxEntry> largest(SystemMetrics m, int n) {
+        if (n <= 0) {
+            return List.of();
+        }
+        final PriorityQueue<MailboxEntry> top = new PriorityQueue<>(n + 1, BY_SIZE);
+        m.forEachActor(a -> {
+            final int size = a.mailboxSize();
+            if (size > 0 && (top.size() < n || size > top.peek().size())) {
+                top.add(new MailboxEntry(a.path().toString(), a.dispatcherName(), size, a.mailboxCapacity(), a.tracked()));
+                if (top.size() > n) {
+                    top.poll();
+                }
+            }
+        });
+        final List<MailboxEntry> out = new ArrayList<>(top);
+        out.sort(BY_SIZE.reversed());
+        return out;
+    }
+
+    private static ActorPage actors(SystemMetrics m, int offset, int limit) {
+        final List<ActorEntry> page = new ArrayList<>(Math.min(limit, 64));
+        final int[] index = new int[1];
+        m.forEachActor(a -> {
+            final int i = index[0]++;
+            if (i >= offset && i < offset + limit) {
+                page.add(entry(a));
+            }
+        });
+        return new ActorPage(offset, limit, index[0], page);
+    }
+
+    private static ActorEntry entry(ActorMetrics a) {
+        return new ActorEntry(a.path().toString(), a.path().depth(), a.behaviorName(), a.dispatcherName(),
+            a.mailboxSize(), a.mailboxCapacity(), a.childCount(), a.tracked(),
+            a.tracked() ? a.messagesProcessed() : null);
+    }
+
+    private static DeadLetterInfo deadLetters(DeadLetters d, int recentLimit) {
+        final Map<String, Long> byReason = new LinkedHashMap<>();
+        for (DeadLetterReason r : DeadLetterReason.values()) {
+            byReason.put(r.tag(), d.count(r));
+        }
+        final List<DeadLetter> recent = d.recent();
+        final List<RecentDeadLetter> out = new ArrayList<>();
+        for (int i = Math.max(0, recent.size() - recentLimit); i < recent.size(); i++) {
+            final DeadLetter l = recent.get(i);
+            out.add(new RecentDeadLetter(l.message() == null ? "null" : l.message().getClass().getName(),
+                l.recipient() == null ? null : l.recipient().toString(), l.reason().tag(), l.timestampMillis()));
+        }
+        return new DeadLetterInfo(d.total(), byReason, out);
+    }
+
+    /** The summary. */
+    public record TroupeReport(SystemInfo system, List<DispatcherInfo> dispatchers, List<MailboxEntry> largestMailboxes,
+                               DeadLetterInfo deadLetters) {
+    }
+
+    /** The system as a whole. */
+    public record SystemInfo(String name, String uid, String state, long uptimeMillis, long liveActors,
+                             long actorsSpawned, long actorsStopped, long messagesProcessed) {
+    }
+
+    /** One dispatcher and its load since start; -1 where the JVM cannot measure allocation. */
+    public record DispatcherInfo(String name, int threads, int queuedActors, long messagesProcessed, long runs,
+                                 double utilization, long meanProcessingNanos, long meanMailboxWaitNanos,
+                                 long allocatedBytes, double allocatedBytesPerMessage) {
+    }
+
+    /** An actor's mailbox. */
+    public record MailboxEntry(String path, String dispatcher, int size, int capacity, boolean tracked) {
+    }
+
+    /** One page of the actor tree, parents before children. */
+    public record ActorPage(int offset, int limit, int total, List<ActorEntry> actors) {
+    }
+
+    /** One actor; {@code messagesProcessed} only for tracked actors. */
+    public record ActorEntry(String path, int depth, String behavior, String dispatcher, int mailboxSize,
+                             int mailboxCapacity, int children, boolean tracked, @Nullable Long messagesProcessed) {
+    }
+
+    /** Dead letters by reason and the most recent ones. */
+    public record DeadLetterInfo(long total, Map<String, Long> byReason, List<RecentDeadLetter> recent) {
+    }
+
+    /** One recent dead letter. */
+    public record RecentDeadLetter(String messageType, @Nullable String recipient, String reason, long timestampMillis) {
+    }
+}

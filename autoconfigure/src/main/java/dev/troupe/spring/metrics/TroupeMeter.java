@@ -1,0 +1,91 @@
+package dev.troupe.spring.metrics;
+
+/**
+ * Every meter Troupe registers, with its type, base unit, tags and description. The
+ * binders take names and descriptions from here, and the documentation's meter table is
+ * this list.
+ *
+ * <p>Tags: {@code system} (the actor system's name) on every meter; {@code dispatcher} on
+ * dispatcher and per-actor meters; {@code actor} only on per-actor meters, which exist only
+ * for bean actors and actors spawned with {@code Props.withMetrics()}, so spawning many
+ * children never adds series; {@code reason} on dead letters (a closed set of values).
+ */
+public enum TroupeMeter {
+
+    ACTORS_LIVE("troupe.actors.live", Type.GAUGE, "actors", "system",
+        "Actors alive now: spawned and not yet stopped, the runtime's guardians excluded"),
+    ACTORS_SPAWNED("troupe.actors.spawned", Type.COUNTER, "actors", "system",
+        "Actors spawned since the system started"),
+    MAILBOX_BACKLOG("troupe.mailbox.backlog", Type.GAUGE, "messages", "system",
+        "Messages waiting in all mailboxes of the system together"),
+    DEAD_LETTERS("troupe.dead.letters", Type.COUNTER, "messages", "system, reason",
+        "Messages that could not be delivered, by reason (stopped, terminated, mailbox-full, unhandled, shutdown, ask-expired, ...)"),
+    MESSAGES_PROCESSED("troupe.messages.processed", Type.COUNTER, "messages", "system, dispatcher",
+        "Messages processed by the dispatcher's actors"),
+    PROCESSING_TIME("troupe.processing.time", Type.FUNCTION_TIMER, "seconds", "system, dispatcher",
+        "Time actors spent processing messages, from sampled turns (about one in 16); count is the messages in those turns"),
+    PROCESSING_SAMPLED("troupe.processing.sampled", Type.TIMER, "seconds", "system, dispatcher",
+        "Mean per-message processing time of each sampled turn, as a histogram for percentiles"),
+    MAILBOX_WAIT("troupe.mailbox.wait", Type.FUNCTION_TIMER, "seconds", "system, dispatcher",
+        "Time an actor with messages waited from being scheduled to running, sampled (about one turn in 16)"),
+    DISPATCHER_UTILIZATION("troupe.dispatcher.utilization", Type.GAUGE, "ratio", "system, dispatcher",
+        "Share of the dispatcher's thread time spent busy since the previous read, 0 to 1"),
+    DISPATCHER_THREADS("troupe.dispatcher.threads", Type.GAUGE, "threads", "system, dispatcher",
+        "Threads of the dispatcher (for 'pinned', the live pinned actors)"),
+    DISPATCHER_QUEUED("troupe.dispatcher.queued", Type.GAUGE, "actors", "system, dispatcher",
+        "Actors scheduled and waiting for a thread of the dispatcher"),
+    DISPATCHER_ALLOCATED("troupe.dispatcher.allocated", Type.COUNTER, "bytes", "system, dispatcher",
+        "Bytes allocated on the heap by the dispatcher's threads (ThreadMXBean): the garbage the actors make"),
+    ALLOCATION_PER_MESSAGE("troupe.allocation.per.message", Type.GAUGE, "bytes", "system, dispatcher",
+        "Bytes allocated by the dispatcher's threads per message processed, between two reads"),
+    MAILBOX_SIZE("troupe.mailbox.size", Type.GAUGE, "messages", "system, dispatcher, actor",
+        "Messages waiting in the actor's mailbox (per-actor: bean actors and Props.withMetrics() actors)"),
+    ACTOR_MESSAGES_PROCESSED("troupe.actor.messages.processed", Type.COUNTER, "messages", "system, dispatcher, actor",
+        "Messages processed by the actor (per-actor)"),
+    ACTOR_PROCESSING_TIME("troupe.actor.processing.time", Type.FUNCTION_TIMER, "seconds", "system, dispatcher, actor",
+        "Time the actor spent processing messages, from sampled turns (per-actor)");
+
+    /** The Micrometer meter type. */
+    public enum Type {
+        GAUGE, COUNTER, FUNCTION_TIMER, TIMER
+    }
+
+    private final String meterName;
+    private final Type type;
+    private final String baseUnit;
+    private final String tags;
+    private final String description;
+
+    TroupeMeter(String meterName, Type type, String baseUnit, String tags, String description) {
+        this.meterName = meterName;
+        this.type = type;
+        this.baseUnit = baseUnit;
+        this.tags = tags;
+        this.description = description;
+    }
+
+    /** @return the dotted meter name */
+    public String meterName() {
+        return meterName;
+    }
+
+    /** @return the meter type */
+    public Type type() {
+        return type;
+    }
+
+    /** @return the base unit */
+    public String baseUnit() {
+        return baseUnit;
+    }
+
+    /** @return the tag keys, comma-separated */
+    public String tags() {
+        return tags;
+    }
+
+    /** @return the description */
+    public String description() {
+        return description;
+    }
+}
