@@ -1,0 +1,81 @@
+package dev.troupe.benchmarks.troupe;
+
+import dev.troupe.actor.AbstractBehavior;
+import dev.troupe.actor.ActorContext;
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.Behavior;
+import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.Receive;
+import dev.troupe.benchmarks.common.FanInMessage;
+import dev.troupe.benchmarks.common.FanInRig;
+import dev.troupe.benchmarks.common.Flush;
+import dev.troupe.benchmarks.common.Tick;
+
+/** One fan-in target on Troupe, on its default dispatcher. */
+public final class TroupeFanInRig implements FanInRig {
+
+    private final ActorSystem system;
+    private final ActorRef<FanInMessage> target;
+    private final long[] ticks = new long[1];
+
+    /** Starts a system with the default settings and spawns the target. */
+    public TroupeFanInRig() {
+        this.system = TroupeSystems.create("troupe-fan-in");
+        this.target = system.spawn(Target.create(ticks), "target");
+    }
+
+    @Override
+    public void sendBatch(Sender sender) {
+        final ActorRef<FanInMessage> target = this.target;
+        sender.completion.arm(1);
+        for (int i = 1; i < MESSAGES_PER_BATCH; i++) {
+            target.tell(Tick.INSTANCE);
+        }
+        target.tell(sender.flush);
+        sender.completion.await();
+    }
+
+    @Override
+    public long ticksProcessed() {
+        return ticks[0];
+    }
+
+    @Override
+    public void close() {
+        TroupeSystems.terminate(system);
+    }
+
+    /** Counts ticks; answers flushes. Parallel to the Pekko target. */
+    private static final class Target extends AbstractBehavior<FanInMessage> {
+
+        private final long[] ticks;
+
+        private Target(ActorContext<FanInMessage> ctx, long[] ticks) {
+            super(ctx);
+            this.ticks = ticks;
+        }
+
+        static Behavior<FanInMessage> create(long[] ticks) {
+            return Behaviors.setup(ctx -> new Target(ctx, ticks));
+        }
+
+        @Override
+        public Receive<FanInMessage> createReceive() {
+            return newReceiveBuilder()
+                    .onMessage(Tick.class, this::onTick)
+                    .onMessage(Flush.class, this::onFlush)
+                    .build();
+        }
+
+        private Behavior<FanInMessage> onTick(Tick tick) {
+            ticks[0]++;
+            return this;
+        }
+
+        private Behavior<FanInMessage> onFlush(Flush flush) {
+            flush.completion.countDown();
+            return this;
+        }
+    }
+}

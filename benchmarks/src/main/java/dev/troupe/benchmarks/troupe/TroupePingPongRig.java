@@ -1,0 +1,56 @@
+package dev.troupe.benchmarks.troupe;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.benchmarks.common.Completion;
+import dev.troupe.benchmarks.common.PingPongRig;
+import dev.troupe.benchmarks.common.PingerMessage;
+import dev.troupe.benchmarks.common.PongerMessage;
+import dev.troupe.benchmarks.common.Scenario;
+import dev.troupe.benchmarks.common.Start;
+
+/** Ping-pong pairs on Troupe, on its default dispatcher. */
+public final class TroupePingPongRig implements PingPongRig {
+
+    private final ActorSystem system;
+    private final ActorRef<PingerMessage>[] pingers;
+    private final Completion completion = new Completion();
+
+    /**
+     * Starts a system and spawns the pairs.
+     *
+     * @param pairs the number of pairs, dividing {@link #ROUND_TRIPS_PER_BATCH}
+     * @param scenario the variant
+     */
+    @SuppressWarnings("unchecked")
+    public TroupePingPongRig(int pairs, Scenario scenario) {
+        int roundTrips = PingPongRig.roundTripsPerPair(pairs);
+        this.system = TroupeSystems.create("troupe-ping-pong");
+        this.pingers = new ActorRef[pairs];
+        for (int i = 0; i < pairs; i++) {
+            ActorRef<PongerMessage> ponger = system.spawn(TroupePonger.create(scenario), "ponger-" + i);
+            pingers[i] = system.spawn(TroupePinger.create(scenario, ponger, roundTrips, completion),
+                    "pinger-" + i);
+        }
+    }
+
+    @Override
+    public void runBatch() {
+        final ActorRef<PingerMessage>[] pingers = this.pingers;
+        completion.arm(pingers.length);
+        for (int i = 0; i < pingers.length; i++) {
+            pingers[i].tell(Start.INSTANCE);
+        }
+        completion.await();
+    }
+
+    @Override
+    public int pairs() {
+        return pingers.length;
+    }
+
+    @Override
+    public void close() {
+        TroupeSystems.terminate(system);
+    }
+}
