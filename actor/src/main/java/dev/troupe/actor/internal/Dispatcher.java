@@ -68,8 +68,20 @@ public final class Dispatcher implements DispatcherMetrics {
             return;
         }
         runQueue.offer(cell);
+        if (shutdown) {
+            // The threads may have taken their last poll before our offer: do not strand the cell.
+            drainInline();
+            return;
+        }
         if (parkedCount.get() > 0) {
             wakeOne();
+        }
+    }
+
+    private void drainInline() {
+        ActorCell<?> c;
+        while ((c = runQueue.poll()) != null) {
+            c.run(null);
         }
     }
 
