@@ -12,15 +12,17 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.type.MethodMetadata;
 import org.springframework.util.ClassUtils;
 
+import java.lang.annotation.Annotation;
+import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.lang.reflect.TypeVariable;
@@ -30,7 +32,8 @@ import java.util.Map;
 
 /**
  * Turns every {@code @Bean @TroupeActor} method returning {@code Behavior<T>} into an
- * {@code ActorRef<T>} bean: named {@code <beanName>Ref}, qualified {@code <beanName>},
+ * {@code ActorRef<T>} bean: named {@code <beanName>Ref}, qualified {@code <beanName>} (and
+ * aliased to the actor's name when {@code @TroupeActor(name)} differs from the bean's),
  * typed {@code ActorRef<T>} so it is injectable by its generic type, and created by
  * spawning the behavior bean as a top-level actor on the context's {@link ActorSystem}.
  *
@@ -77,6 +80,11 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
             }
             registry.registerBeanDefinition(refBeanName,
                 refDefinition(registry, beanName, definition, actorName, messageType, props(attributes)));
+            // An actor named apart from its bean answers to @Qualifier("<actor name>") too,
+            // unless that name is already some bean's.
+            if (!actorName.equals(beanName) && !registry.containsBeanDefinition(actorName) && !registry.isAlias(actorName)) {
+                registry.registerAlias(refBeanName, actorName);
+            }
         }
     }
 
@@ -92,10 +100,9 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
         ref.setTargetType(ResolvableType.forClassWithGenerics(ActorRef.class, messageType));
         ref.setInstanceSupplier(() -> spawn(beanFactory, behaviorBean, actorName, props));
         ref.setDependsOn(behaviorBean);
-        ref.addQualifier(new AutowireCandidateQualifier(Qualifier.class, behaviorBean));
-        if (!actorName.equals(behaviorBean)) {
-            ref.addQualifier(new AutowireCandidateQualifier(Qualifier.class, actorName));
-        }
+        // A qualified element rather than an AutowireCandidateQualifier: Spring then still
+        // falls back on the bean's name and aliases for other @Qualifier values.
+        ref.setQualifiedElement(new QualifierElement(behaviorBean));
         ref.setPrimary(behaviorDefinition.isPrimary());
         ref.setLazyInit(behaviorDefinition.isLazyInit());
         ref.setDescription("ActorRef of the @TroupeActor bean '" + behaviorBean + "' (actor '" + actorName + "')");
@@ -177,5 +184,34 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
 
     private static String describe(Method m) {
         return m.getDeclaringClass().getSimpleName() + "." + m.getName() + "()";
+    }
+
+    /** Carries one {@code @Qualifier(value)} for a bean definition built in code. */
+    private static final class QualifierElement implements AnnotatedElement {
+        private final Annotation[] annotations;
+
+        QualifierElement(String value) {
+            this.annotations = new Annotation[] {AnnotationUtils.synthesizeAnnotation(Map.of("value", value), Qualifier.class, null)};
+        }
+
+        @Override
+        public <A extends Annotation> A getAnnotation(Class<A> type) {
+            return type == Qualifier.class ? type.cast(annotations[0]) : null;
+        }
+
+        @Override
+        public Annotation[] getAnnotations() {
+            return annotations.clone();
+        }
+
+        @Override
+        public Annotation[] getDeclaredAnnotations() {
+            return annotations.clone();
+        }
+
+        @Override
+        public String toString() {
+            return "@TroupeActor ref " + annotations[0];
+        }
     }
 }

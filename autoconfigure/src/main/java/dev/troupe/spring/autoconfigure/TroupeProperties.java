@@ -5,20 +5,24 @@ import dev.troupe.actor.ActorSystemSettings;
 import dev.troupe.actor.DispatcherSettings;
 import dev.troupe.actor.MailboxSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Configuration of the Troupe actor system, under {@code troupe.*}.
  *
- * <p>Setters check their value, so a bad value fails startup with Spring Boot's
- * "Failed to bind properties under 'troupe.…'" message naming the property. The remote
+ * <p>The properties validate themselves after binding ({@link #problems()}): a bad value
+ * fails startup with a message naming the property. The remote
  * transport binds its own {@code troupe.remote.*} class beside this one.
  */
 @ConfigurationProperties("troupe")
-public class TroupeProperties {
+public class TroupeProperties implements Validator {
 
     /**
      * Whether to start an actor system in the application context.
@@ -76,8 +80,6 @@ public class TroupeProperties {
     }
 
     public void setSystemName(String systemName) {
-        // ActorPath.root validates the name with the runtime's own rule and message.
-        ActorPath.root(systemName);
         this.systemName = systemName;
     }
 
@@ -138,34 +140,89 @@ public class TroupeProperties {
             .deadLetters(deadLetters.sampleSize, deadLetters.logLimit, deadLetters.logInterval)
             .daemonThreads(daemonThreads);
         for (Map.Entry<String, Dispatcher> e : dispatchers.entrySet()) {
-            if (DispatcherSettings.DEFAULT_NAME.equals(e.getKey()) || "pinned".equals(e.getKey())) {
-                throw new IllegalArgumentException("troupe.dispatchers." + e.getKey()
-                    + ": the name '" + e.getKey() + "' is reserved; configure troupe.default-dispatcher instead");
-            }
             builder.dispatcher(e.getValue().toSettings(e.getKey()));
         }
         return builder;
     }
 
-    static Duration requirePositive(Duration value, String what) {
+    @Override
+    public boolean supports(Class<?> type) {
+        return TroupeProperties.class.isAssignableFrom(type);
+    }
+
+    /**
+     * Checks every value after binding; each problem names its full property, so startup
+     * fails with a message saying which property to fix.
+     */
+    @Override
+    public void validate(Object target, Errors errors) {
+        for (String problem : ((TroupeProperties) target).problems()) {
+            errors.reject("troupe.invalid", problem);
+        }
+    }
+
+    /** @return one message per invalid value, each naming its property; empty when all are valid */
+    public List<String> problems() {
+        final List<String> p = new ArrayList<>();
+        try {
+            ActorPath.root(systemName);
+        } catch (IllegalArgumentException e) {
+            p.add("troupe.system-name: " + e.getMessage());
+        }
+        defaultDispatcher.check("troupe.default-dispatcher", p);
+        for (Map.Entry<String, Dispatcher> e : dispatchers.entrySet()) {
+            final String prefix = "troupe.dispatchers." + e.getKey();
+            if (DispatcherSettings.DEFAULT_NAME.equals(e.getKey()) || "pinned".equals(e.getKey())) {
+                p.add(prefix + ": the dispatcher name '" + e.getKey() + "' is reserved; use troupe.default-dispatcher or another name");
+            }
+            e.getValue().check(prefix, p);
+        }
+        notNegative(defaultMailbox.capacity, "troupe.default-mailbox.capacity", p);
+        if (defaultMailbox.chunkSize < 2) {
+            p.add("troupe.default-mailbox.chunk-size must be at least 2, was " + defaultMailbox.chunkSize);
+        }
+        positive(timer.tick, "troupe.timer.tick", p);
+        if (timer.ticksPerWheel <= 0 || Integer.bitCount(timer.ticksPerWheel) != 1) {
+            p.add("troupe.timer.ticks-per-wheel must be a power of two, was " + timer.ticksPerWheel);
+        }
+        notNegative(deadLetters.sampleSize, "troupe.dead-letters.sample-size", p);
+        notNegative(deadLetters.logLimit, "troupe.dead-letters.log-limit", p);
+        positive(deadLetters.logInterval, "troupe.dead-letters.log-interval", p);
+        if (shutdown.timeout == null || shutdown.timeout.isNegative()) {
+            p.add("troupe.shutdown.timeout must not be negative, was " + shutdown.timeout);
+        }
+        positive(metrics.refreshInterval, "troupe.metrics.refresh-interval", p);
+        if (health.mailboxBacklogThreshold < 0) {
+            p.add("troupe.health.mailbox-backlog-threshold must not be negative, was " + health.mailboxBacklogThreshold);
+        }
+        if (health.mailboxBacklogRecovery != null && health.mailboxBacklogRecovery < 0) {
+            p.add("troupe.health.mailbox-backlog-recovery must not be negative, was " + health.mailboxBacklogRecovery);
+        } else if (health.mailboxBacklogThreshold > 0 && health.effectiveRecoveryUnchecked() >= health.mailboxBacklogThreshold) {
+            p.add("troupe.health.mailbox-backlog-recovery (" + health.effectiveRecoveryUnchecked()
+                + ") must be below troupe.health.mailbox-backlog-threshold (" + health.mailboxBacklogThreshold + ")");
+        }
+        positive(health.stallTimeout, "troupe.health.stall-timeout", p);
+        positive(endpoint.largestMailboxes, "troupe.endpoint.largest-mailboxes", p);
+        positive(endpoint.maxPageSize, "troupe.endpoint.max-page-size", p);
+        return p;
+    }
+
+    static void positive(Duration value, String property, List<String> problems) {
         if (value == null || value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException(what + " must be a positive duration, was " + value);
+            problems.add(property + " must be a positive duration, was " + value);
         }
-        return value;
     }
 
-    static int requirePositive(int value, String what) {
+    static void positive(long value, String property, List<String> problems) {
         if (value <= 0) {
-            throw new IllegalArgumentException(what + " must be positive, was " + value);
+            problems.add(property + " must be positive, was " + value);
         }
-        return value;
     }
 
-    static int requireNotNegative(int value, String what) {
+    static void notNegative(long value, String property, List<String> problems) {
         if (value < 0) {
-            throw new IllegalArgumentException(what + " must not be negative, was " + value);
+            problems.add(property + " must not be negative, was " + value);
         }
-        return value;
     }
 
     /** A pool of threads that runs actors. */
@@ -201,9 +258,6 @@ public class TroupeProperties {
         }
 
         public void setThreads(Integer threads) {
-            if (threads != null) {
-                requirePositive(threads, "threads");
-            }
             this.threads = threads;
         }
 
@@ -212,7 +266,7 @@ public class TroupeProperties {
         }
 
         public void setThroughput(int throughput) {
-            this.throughput = requirePositive(throughput, "throughput");
+            this.throughput = throughput;
         }
 
         public int getIdleSpins() {
@@ -220,7 +274,7 @@ public class TroupeProperties {
         }
 
         public void setIdleSpins(int idleSpins) {
-            this.idleSpins = requireNotNegative(idleSpins, "idle-spins");
+            this.idleSpins = idleSpins;
         }
 
         public int getIdleYields() {
@@ -228,7 +282,7 @@ public class TroupeProperties {
         }
 
         public void setIdleYields(int idleYields) {
-            this.idleYields = requireNotNegative(idleYields, "idle-yields");
+            this.idleYields = idleYields;
         }
 
         public Duration getMaxPark() {
@@ -236,7 +290,17 @@ public class TroupeProperties {
         }
 
         public void setMaxPark(Duration maxPark) {
-            this.maxPark = requirePositive(maxPark, "max-park");
+            this.maxPark = maxPark;
+        }
+
+        void check(String prefix, List<String> problems) {
+            if (threads != null) {
+                positive(threads, prefix + ".threads", problems);
+            }
+            positive(throughput, prefix + ".throughput", problems);
+            notNegative(idleSpins, prefix + ".idle-spins", problems);
+            notNegative(idleYields, prefix + ".idle-yields", problems);
+            positive(maxPark, prefix + ".max-park", problems);
         }
 
         DispatcherSettings toSettings(String name) {
@@ -264,7 +328,7 @@ public class TroupeProperties {
         }
 
         public void setCapacity(int capacity) {
-            this.capacity = requireNotNegative(capacity, "capacity");
+            this.capacity = capacity;
         }
 
         public int getChunkSize() {
@@ -272,9 +336,6 @@ public class TroupeProperties {
         }
 
         public void setChunkSize(int chunkSize) {
-            if (chunkSize < 2) {
-                throw new IllegalArgumentException("chunk-size must be at least 2, was " + chunkSize);
-            }
             this.chunkSize = chunkSize;
         }
 
@@ -301,7 +362,7 @@ public class TroupeProperties {
         }
 
         public void setTick(Duration tick) {
-            this.tick = requirePositive(tick, "tick");
+            this.tick = tick;
         }
 
         public int getTicksPerWheel() {
@@ -309,9 +370,6 @@ public class TroupeProperties {
         }
 
         public void setTicksPerWheel(int ticksPerWheel) {
-            if (ticksPerWheel <= 0 || Integer.bitCount(ticksPerWheel) != 1) {
-                throw new IllegalArgumentException("ticks-per-wheel must be a power of two, was " + ticksPerWheel);
-            }
             this.ticksPerWheel = ticksPerWheel;
         }
     }
@@ -339,7 +397,7 @@ public class TroupeProperties {
         }
 
         public void setSampleSize(int sampleSize) {
-            this.sampleSize = requireNotNegative(sampleSize, "sample-size");
+            this.sampleSize = sampleSize;
         }
 
         public int getLogLimit() {
@@ -347,7 +405,7 @@ public class TroupeProperties {
         }
 
         public void setLogLimit(int logLimit) {
-            this.logLimit = requireNotNegative(logLimit, "log-limit");
+            this.logLimit = logLimit;
         }
 
         public Duration getLogInterval() {
@@ -355,7 +413,7 @@ public class TroupeProperties {
         }
 
         public void setLogInterval(Duration logInterval) {
-            this.logInterval = requirePositive(logInterval, "log-interval");
+            this.logInterval = logInterval;
         }
     }
 
@@ -373,9 +431,6 @@ public class TroupeProperties {
         }
 
         public void setTimeout(Duration timeout) {
-            if (timeout == null || timeout.isNegative()) {
-                throw new IllegalArgumentException("timeout must not be negative, was " + timeout);
-            }
             this.timeout = timeout;
         }
     }
@@ -427,7 +482,7 @@ public class TroupeProperties {
         }
 
         public void setRefreshInterval(Duration refreshInterval) {
-            this.refreshInterval = requirePositive(refreshInterval, "refresh-interval");
+            this.refreshInterval = refreshInterval;
         }
 
         public boolean isHistogram() {
@@ -470,9 +525,6 @@ public class TroupeProperties {
         }
 
         public void setMailboxBacklogThreshold(long mailboxBacklogThreshold) {
-            if (mailboxBacklogThreshold < 0) {
-                throw new IllegalArgumentException("mailbox-backlog-threshold must not be negative, was " + mailboxBacklogThreshold);
-            }
             this.mailboxBacklogThreshold = mailboxBacklogThreshold;
         }
 
@@ -481,20 +533,16 @@ public class TroupeProperties {
         }
 
         public void setMailboxBacklogRecovery(Long mailboxBacklogRecovery) {
-            if (mailboxBacklogRecovery != null && mailboxBacklogRecovery < 0) {
-                throw new IllegalArgumentException("mailbox-backlog-recovery must not be negative, was " + mailboxBacklogRecovery);
-            }
             this.mailboxBacklogRecovery = mailboxBacklogRecovery;
         }
 
-        /** @return the recovery level, checked against the threshold */
+        /** @return the backlog at which the indicator reports UP again: the recovery value, or half the threshold */
         public long effectiveRecovery() {
-            final long recovery = mailboxBacklogRecovery != null ? mailboxBacklogRecovery : mailboxBacklogThreshold / 2;
-            if (mailboxBacklogThreshold > 0 && recovery >= mailboxBacklogThreshold) {
-                throw new IllegalArgumentException("troupe.health.mailbox-backlog-recovery (" + recovery
-                    + ") must be below troupe.health.mailbox-backlog-threshold (" + mailboxBacklogThreshold + ")");
-            }
-            return recovery;
+            return effectiveRecoveryUnchecked();
+        }
+
+        long effectiveRecoveryUnchecked() {
+            return mailboxBacklogRecovery != null ? mailboxBacklogRecovery : mailboxBacklogThreshold / 2;
         }
 
         public Duration getStallTimeout() {
@@ -502,7 +550,7 @@ public class TroupeProperties {
         }
 
         public void setStallTimeout(Duration stallTimeout) {
-            this.stallTimeout = requirePositive(stallTimeout, "stall-timeout");
+            this.stallTimeout = stallTimeout;
         }
 
         public boolean isReadiness() {
@@ -532,7 +580,7 @@ public class TroupeProperties {
         }
 
         public void setLargestMailboxes(int largestMailboxes) {
-            this.largestMailboxes = requirePositive(largestMailboxes, "largest-mailboxes");
+            this.largestMailboxes = largestMailboxes;
         }
 
         public int getMaxPageSize() {
@@ -540,7 +588,7 @@ public class TroupeProperties {
         }
 
         public void setMaxPageSize(int maxPageSize) {
-            this.maxPageSize = requirePositive(maxPageSize, "max-page-size");
+            this.maxPageSize = maxPageSize;
         }
     }
 }
