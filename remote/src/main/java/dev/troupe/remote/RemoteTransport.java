@@ -1,0 +1,141 @@
+package dev.troupe.remote;
+
+import dev.troupe.actor.ActorPath;
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.remote.internal.TransportCore;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Connects an {@link ActorSystem} to other nodes over TCP. Start one per system:
+ *
+ * <pre>{@code
+ * RemoteTransport remote = RemoteTransport.start(system, RemoteSettings.builder()
+ *     .bindPort(25520)
+ *     .secret(System.getenv("TROUPE_SECRET"))
+ *     .build());
+ * ActorRef<Greeting> greeter = remote.actorRef("troupe://shop@10.0.0.7:25520/user/greeter", Greeting.class);
+ * greeter.tell(new Greeting("hi", self));
+ * }</pre>
+ *
+ * <p>Refs obtained here follow their address: they keep working when the node restarts. Refs that
+ * arrive inside messages are bound to the sending node's incarnation. Local refs placed inside
+ * messages to other nodes become remote refs there automatically, and replies come back.
+ *
+ * <p>Thread-safe. The transport closes itself when the system terminates; {@link #shutdown}
+ * closes it gracefully earlier.
+ */
+public final class RemoteTransport implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(RemoteTransport.class.getName());
+
+    private final ActorSystem system;
+    private final RemoteSettings settings;
+    private final TransportCore core;
+
+    private RemoteTransport(ActorSystem system, RemoteSettings settings) {
+        this.system = system;
+        this.settings = settings;
+        this.core = new TransportCore(system, settings);
+        system.registerOnTermination(() -> core.shutdown(Duration.ZERO));
+    }
+
+    /**
+     * Binds the server socket and starts the I/O threads.
+     *
+     * @param system the local actor system
+     * @param settings validated settings
+     * @return the running transport
+     * @throws IllegalStateException naming {@code troupe.remote.bind-host/bind-port} if it cannot listen
+     */
+    public static RemoteTransport start(ActorSystem system, RemoteSettings settings) {
+        return new RemoteTransport(Objects.requireNonNull(system, "system"), Objects.requireNonNull(settings, "settings"));
+    }
+
+    /** @return this node's address, {@code troupe://system@host:port/} */
+    public ActorPath address() {
+        return core.address();
+    }
+
+    /**
+     * @param path {@code troupe://system@host:port/user/...}
+     * @param messageType the messages the actor accepts; checked against the serializers
+     * @param <T> the message type
+     * @return a ref (a local ref if the path is on this node)
+     */
+    public <T> ActorRef<T> actorRef(String path, Class<T> messageType) {
+        return actorRef(ActorPath.parse(path), messageType);
+    }
+
+    /**
+     * @param path a path with an address
+     * @param messageType the messages the actor accepts; checked against the serializers
+     * @param <T> the message type
+     * @return a ref that follows the address
+     * @throws IllegalArgumentException if the path has no address
+     */
+    public <T> ActorRef<T> actorRef(ActorPath path, Class<T> messageType) {
+        if (!path.hasAddress()) {
+            throw new IllegalArgumentException("a remote actor path needs an address (troupe://system@host:port/...): " + path);
+        }
+        final List<Class<?>> missing = settings.serializers().unserializableTypes(messageType);
+        if (!missing.isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, "remote ref " + path + " is declared for " + messageType.getName()
+                + " but no serializer handles " + missing + "; such messages will go to dead letters as no-serializer");
+        }
+        return core.refFor(path, null, 0);
+    }
+
+    /**
+     * @param ref a local ref
+     * @return its path with this node's address, as other nodes name it
+     */
+    public ActorPath addressOf(ActorRef<?> ref) {
+        return core.addressed(ref.path());
+    }
+
+    /** @return metric sources, read at scrape time */
+    public RemoteMetrics metrics() {
+        return core;
+    }
+
+    /** @return the settings this transport runs with */
+    public RemoteSettings settings() {
+        return settings;
+    }
+
+    /** @return the local system */
+    public ActorSystem system() {
+        return system;
+    }
+
+    /** @return whether the epoll transport is in use (else NIO) */
+    public boolean isNativeTransport() {
+        return core.isEpoll();
+    }
+
+    /**
+     * Graceful shutdown: stops accepting and closes inbound connections first, then gives each
+     * outbound buffer up to {@code flushTimeout} to drain, tells peers it is closing, and stops
+     * the I/O threads. Idempotent; blocks until done.
+     *
+     * @param flushTimeout how long to let outbound messages drain
+     */
+    public void shutdown(Duration flushTimeout) {
+        core.shutdown(flushTimeout);
+    }
+
+    /** Same as {@code shutdown(Duration.ofSeconds(1))}. */
+    @Override
+    public void close() {
+        shutdown(Duration.ofSeconds(1));
+    }
+
+    /** For tests and diagnostics: the internal core. */
+    public TransportCore internal() {
+        return core;
+    }
+}

@@ -1,0 +1,93 @@
+package dev.troupe.remote;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * Turns messages of one type (or, for a fallback serializer such as
+ * {@link dev.troupe.remote.jackson.JacksonSerializer}, of an allow-listed set of types) into
+ * bytes and back, reading and writing buffers by offset: no intermediate {@code byte[]}.
+ *
+ * <p>The id is written into every message frame, so it must be stable across versions and the
+ * same on every node. Ids 1 to 99 are reserved for Troupe's built-ins; use 100 to
+ * {@link #MAX_ID} for your own.
+ *
+ * <p>Threading: {@link #write} is called on the thread that tells (any actor's thread, many at
+ * once); {@link #read} on the transport's I/O thread. Implementations must be thread-safe and
+ * should allocate nothing in {@code write} and nothing but the message in {@code read}.
+ *
+ * <p>A message may hold {@code ActorRef}s: write each with {@link RefWriter#idOf} (an int that
+ * names the ref on this association) and read it back with {@link RefResolver#resolve}. Never
+ * write a ref's path text yourself.
+ *
+ * @param <T> the message type
+ */
+public interface Serializer<T> {
+
+    /** Largest serializer id. */
+    int MAX_ID = 9_999;
+
+    /** @return the stable id, 1 to {@link #MAX_ID} */
+    int id();
+
+    /**
+     * Writes the message at {@code offset}. The buffer is expandable: writing past its capacity
+     * grows it, so serializers need not compute the size first.
+     *
+     * @param message the message, not null
+     * @param buffer where to write
+     * @param offset first byte to write
+     * @param refs assigns ids to refs inside the message
+     * @return the number of bytes written
+     */
+    int write(T message, MutableDirectBuffer buffer, int offset, RefWriter refs);
+
+    /**
+     * Reads a message written by {@link #write}.
+     *
+     * @param buffer where to read; valid only during this call
+     * @param offset first byte of the payload
+     * @param length payload bytes
+     * @param type the message class from the frame's manifest, or null if this serializer
+     *             does not {@linkplain #includeManifest() use one}
+     * @param refs resolves ref ids written by {@link RefWriter#idOf}
+     * @return the message
+     */
+    T read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs);
+
+    /** @return whether each frame must carry the message's class (true for serializers of many types) */
+    default boolean includeManifest() {
+        return false;
+    }
+
+    /**
+     * For a fallback serializer: whether it may handle a class (asked once per class).
+     *
+     * @param className the fully qualified name of the message class
+     * @return whether it is on this serializer's allow-list
+     */
+    default boolean allows(String className) {
+        return false;
+    }
+
+    /** Assigns compact ids to refs written inside a message. */
+    interface RefWriter {
+        /**
+         * @param ref a local ref or a remote ref
+         * @return the id that names the ref in frames on this association; never 0 for a ref
+         *         (0 stands for null)
+         */
+        int idOf(dev.troupe.actor.ActorRef<?> ref);
+    }
+
+    /** Resolves ref ids inside a received message. */
+    interface RefResolver {
+        /**
+         * @param id an id written with {@link RefWriter#idOf}
+         * @param <M> the ref's message type
+         * @return the ref (a local actor, or a remote ref to the sending node or a third one),
+         *         or null for id 0
+         */
+        <M> dev.troupe.actor.ActorRef<M> resolve(int id);
+    }
+}

@@ -1,0 +1,111 @@
+package dev.troupe.remote.internal;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Constants of wire protocol version 1; {@code docs/protocol.md} has the byte layouts.
+ *
+ * <pre>
+ * connection start (client to server, once):
+ *   0        4
+ *   +--------+
+ *   | "TRPE" |   magic, 4 ASCII bytes
+ *   +--------+
+ * then frames, both directions, all integers big-endian:
+ *   0                4        5
+ *   +----------------+--------+-----------------------+
+ *   | length (int32) | type   | body (length - 1)     |
+ *   +----------------+--------+-----------------------+
+ *   length counts the type byte and the body: 1 .. maxFrameSize
+ * </pre>
+ */
+public final class Protocol {
+
+    private Protocol() {
+    }
+
+    /** "TRPE", sent once by the connecting side before its first frame. */
+    public static final int MAGIC = 0x54525045;
+    /** The only version this code speaks. */
+    public static final int VERSION = 1;
+
+    /** Bytes of the length prefix. */
+    public static final int LENGTH_FIELD = 4;
+    /** Bytes of length prefix and type together, the frame header. */
+    public static final int HEADER = 5;
+
+    /** Frames before the handshake completes are capped at this size, whatever maxFrameSize says. */
+    public static final int MAX_HANDSHAKE_FRAME = 1024;
+
+    public static final byte HELLO = 0x01;
+    public static final byte HELLO_REPLY = 0x02;
+    public static final byte AUTH = 0x03;
+    public static final byte ADVERTISE = 0x04;
+    public static final byte USER = 0x05;
+    public static final byte SYSTEM = 0x06;
+    public static final byte SYSTEM_ACK = 0x07;
+    public static final byte HEARTBEAT = 0x08;
+    public static final byte HEARTBEAT_REPLY = 0x09;
+    public static final byte CLOSE = 0x0A;
+    /** Highest known type; anything above, or 0, is unknown. */
+    public static final byte MAX_TYPE = CLOSE;
+
+    /** Authentication modes carried in HELLO and HELLO_REPLY. */
+    public static final int AUTH_INSECURE = 0;
+    public static final int AUTH_HMAC = 1;
+    public static final int AUTH_TLS = 2;
+
+    /** Nonce and proof sizes. */
+    public static final int NONCE_LENGTH = 16;
+    public static final int PROOF_LENGTH = 32;
+
+    /** ADVERTISE kinds. */
+    public static final int KIND_ACTOR_PATH = 1;
+    public static final int KIND_MANIFEST = 2;
+
+    /** SYSTEM kinds. */
+    public static final int SYS_WATCH = 1;
+    public static final int SYS_UNWATCH = 2;
+    public static final int SYS_DEATH_WATCH_NOTIFICATION = 3;
+
+    /** CLOSE reasons. */
+    public static final int CLOSE_SHUTDOWN = 1;
+
+    /**
+     * USER frame body layout:
+     * <pre>
+     *   0               4               8               12
+     *   +---------------+---------------+---------------+-------------------+
+     *   | recipient id  | serializer id | manifest id   | payload ...       |
+     *   +---------------+---------------+---------------+-------------------+
+     * </pre>
+     */
+    public static final int USER_RECIPIENT_OFFSET = 0;
+    public static final int USER_SERIALIZER_OFFSET = 4;
+    public static final int USER_MANIFEST_OFFSET = 8;
+    public static final int USER_PAYLOAD_OFFSET = 12;
+
+    /** Labels mixed into the HMAC proofs so a server proof can never pass as a client proof. */
+    static final byte[] SERVER_LABEL = "troupe-v1-server".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] CLIENT_LABEL = "troupe-v1-client".getBytes(StandardCharsets.US_ASCII);
+
+    /**
+     * @param type a frame type byte
+     * @return a short name for logs
+     */
+    public static String typeName(int type) {
+        switch (type) {
+            case HELLO: return "HELLO";
+            case HELLO_REPLY: return "HELLO_REPLY";
+            case AUTH: return "AUTH";
+            case ADVERTISE: return "ADVERTISE";
+            case USER: return "USER";
+            case SYSTEM: return "SYSTEM";
+            case SYSTEM_ACK: return "SYSTEM_ACK";
+            case HEARTBEAT: return "HEARTBEAT";
+            case HEARTBEAT_REPLY: return "HEARTBEAT_REPLY";
+            case CLOSE: return "CLOSE";
+            default: return "0x" + Integer.toHexString(type & 0xFF);
+        }
+    }
+}

@@ -1,0 +1,248 @@
+package dev.troupe.remote.jackson;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.remote.Serializer;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.JsonParser;
+import tools.jackson.databind.DeserializationContext;
+import tools.jackson.databind.SerializationContext;
+import tools.jackson.databind.ValueDeserializer;
+import tools.jackson.databind.ValueSerializer;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.module.SimpleModule;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * JSON via Jackson 3 for records and POJOs, for classes on an explicit allow-list only (exact
+ * class names or package prefixes). Register it with
+ * {@link dev.troupe.remote.SerializerRegistry.Builder#fallback}; classes with their own
+ * serializer keep it. Frames carry the message's class name as a compressed manifest, and a
+ * class name a peer sends is loaded only if this allow-list accepts it.
+ *
+ * <p>{@code ActorRef} fields are written as their compressed ref id (a JSON number) and resolve
+ * back to a working ref on the receiving node, so a {@code replyTo} round-trips.
+ *
+ * <p>Convenient rather than fast: Jackson allocates per message (parser, generator, fields).
+ * Use a binary {@link Serializer} for hot message types.
+ */
+public final class JacksonSerializer implements Serializer<Object> {
+
+    /** The default id of this serializer. */
+    public static final int DEFAULT_ID = 20;
+
+    /** The ref context of the call in progress on this thread (set around each read/write). */
+    private static final ThreadLocal<Object[]> CURRENT = ThreadLocal.withInitial(() -> new Object[2]);
+
+    private final int id;
+    private final List<String> classes;
+    private final List<String> packages;
+    private final JsonMapper mapper;
+
+    private JacksonSerializer(Builder b) {
+        this.id = b.id;
+        this.classes = List.copyOf(b.classes);
+        this.packages = List.copyOf(b.packages);
+        final SimpleModule refs = new SimpleModule("troupe-actor-refs");
+        refs.addSerializer(ActorRef.class, new RefSerializer());
+        refs.addDeserializer(ActorRef.class, new RefDeserializer());
+        final JsonMapper.Builder mb = b.mapper != null ? b.mapper.rebuild() : JsonMapper.builder();
+        this.mapper = mb.addModule(refs).build();
+        if (classes.isEmpty() && packages.isEmpty()) {
+            throw new IllegalArgumentException("the Jackson serializer needs an allow-list: add classes or packages");
+        }
+    }
+
+    /** @return a builder */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public int id() {
+        return id;
+    }
+
+    @Override
+    public boolean includeManifest() {
+        return true;
+    }
+
+    @Override
+    public boolean allows(String className) {
+        if (classes.contains(className)) {
+            return true;
+        }
+        for (int i = 0; i < packages.size(); i++) {
+            final String p = packages.get(i);
+            if (className.startsWith(p) && className.length() > p.length() && className.charAt(p.length()) == '.') {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public int write(Object message, MutableDirectBuffer buffer, int offset, RefWriter refs) {
+        final Object[] ctx = CURRENT.get();
+        final Object previous = ctx[0];
+        ctx[0] = refs;
+        try {
+            final BufferOutput out = new BufferOutput(buffer, offset);
+            mapper.writeValue(out, message);
+            return out.position - offset;
+        } finally {
+            ctx[0] = previous;
+        }
+    }
+
+    @Override
+    public Object read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+        final Object[] ctx = CURRENT.get();
+        final Object previous = ctx[1];
+        ctx[1] = refs;
+        try {
+            return mapper.readValue(new BufferInput(buffer, offset, length), type);
+        } finally {
+            ctx[1] = previous;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JacksonSerializer(id " + id + ", classes " + classes + ", packages " + packages + ")";
+    }
+
+    /** Builds a {@link JacksonSerializer}. */
+    public static final class Builder {
+        private int id = DEFAULT_ID;
+        private final List<String> classes = new ArrayList<>();
+        private final List<String> packages = new ArrayList<>();
+        private JsonMapper mapper;
+
+        private Builder() {
+        }
+
+        /** @param serializerId the stable id (default {@value #DEFAULT_ID}) @return this */
+        public Builder id(int serializerId) {
+            this.id = serializerId;
+            return this;
+        }
+
+        /** @param type a class allowed on the wire @return this */
+        public Builder allowClass(Class<?> type) {
+            classes.add(type.getName());
+            return this;
+        }
+
+        /** @param className a class name allowed on the wire @return this */
+        public Builder allowClass(String className) {
+            classes.add(Objects.requireNonNull(className));
+            return this;
+        }
+
+        /** @param packageName every class in this package and its sub-packages is allowed @return this */
+        public Builder allowPackage(String packageName) {
+            if (packageName == null || packageName.isEmpty()) {
+                throw new IllegalArgumentException("an allowed package must not be empty");
+            }
+            packages.add(packageName);
+            return this;
+        }
+
+        /** @param base a mapper whose configuration to start from @return this */
+        public Builder mapper(JsonMapper base) {
+            this.mapper = base;
+            return this;
+        }
+
+        /** @return the serializer */
+        public JacksonSerializer build() {
+            return new JacksonSerializer(this);
+        }
+    }
+
+    @SuppressWarnings("rawtypes")
+    private static final class RefSerializer extends ValueSerializer<ActorRef> {
+        @Override
+        public void serialize(ActorRef value, JsonGenerator gen, SerializationContext ctxt) {
+            final RefWriter w = (RefWriter) CURRENT.get()[0];
+            if (w == null) {
+                throw new IllegalStateException("ActorRef can only be written by the Troupe transport");
+            }
+            gen.writeNumber(w.idOf(value));
+        }
+    }
+
+    @SuppressWarnings("rawtypes")
+    private static final class RefDeserializer extends ValueDeserializer<ActorRef> {
+        @Override
+        public ActorRef deserialize(JsonParser p, DeserializationContext ctxt) {
+            final RefResolver r = (RefResolver) CURRENT.get()[1];
+            if (r == null) {
+                throw new IllegalStateException("ActorRef can only be read by the Troupe transport");
+            }
+            return r.resolve(p.getIntValue());
+        }
+    }
+
+    private static final class BufferOutput extends OutputStream {
+        private final MutableDirectBuffer buffer;
+        int position;
+
+        BufferOutput(MutableDirectBuffer buffer, int offset) {
+            this.buffer = buffer;
+            this.position = offset;
+        }
+
+        @Override
+        public void write(int b) {
+            buffer.putByte(position++, (byte) b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            buffer.putBytes(position, b, off, len);
+            position += len;
+        }
+    }
+
+    private static final class BufferInput extends InputStream {
+        private final DirectBuffer buffer;
+        private int position;
+        private final int end;
+
+        BufferInput(DirectBuffer buffer, int offset, int length) {
+            this.buffer = buffer;
+            this.position = offset;
+            this.end = offset + length;
+        }
+
+        @Override
+        public int read() {
+            return position < end ? buffer.getByte(position++) & 0xFF : -1;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            if (position >= end) {
+                return -1;
+            }
+            final int n = Math.min(len, end - position);
+            buffer.getBytes(position, b, off, n);
+            position += n;
+            return n;
+        }
+
+        @Override
+        public int available() {
+            return end - position;
+        }
+    }
+}
