@@ -1,0 +1,192 @@
+package dev.troupe.spring.autoconfigure;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.AskPattern;
+import dev.troupe.actor.Behavior;
+import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.Props;
+import dev.troupe.spring.Counter;
+import dev.troupe.spring.TroupeActor;
+import dev.troupe.spring.metrics.TroupeMeter;
+import dev.troupe.spring.metrics.TroupeMetrics;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.search.Search;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TroupeMetricsAutoConfigurationTests {
+
+    private static final Duration ASK = Duration.ofSeconds(10);
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+            SimpleMetricsExportAutoConfiguration.class, TroupeAutoConfiguration.class, TroupeMetricsAutoConfiguration.class))
+        .withPropertyValues("troupe.default-dispatcher.threads=1", "troupe.daemon-threads=true", "troupe.system-name=metered");
+
+    @Test
+    void runShouldBindEveryTroupeMeterWithItsValue() {
+        runner.withUserConfiguration(CounterConfig.class).run(context -> {
+            assertThat(context).hasSingleBean(TroupeMetrics.class);
+            final MeterRegistry registry = context.getBean(MeterRegistry.class);
+            final ActorSystem system = context.getBean(ActorSystem.class);
+            @SuppressWarnings("unchecked")
+            final ActorRef<Counter.Command> counter = context.getBean("counterRef", ActorRef.class);
+            for (int i = 0; i < 500; i++) {
+                counter.tell(new Counter.Increment());
+            }
+            // Sequential asks make separate turns; timings are sampled about one turn in 16.
+            for (int i = 0; i < 64; i++) {
+                final long count = AskPattern.<Counter.Command, Long>ask(counter, Counter.Get::new, ASK, system)
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+                assertThat(count).isEqualTo(500);
+            }
+            // An actor that stops while a message waits produces a dead letter 'stopped'.
+            final ActorRef<String> doomed = system.spawn(Behaviors.stopped(), "doomed");
+            waitUntil(() -> system.metrics().liveActors() == 1);
+            doomed.tell("too late");
+
+            for (TroupeMeter meter : TroupeMeter.values()) {
+                assertThat(registry.find(meter.meterName()).meters()).as(meter.meterName()).isNotEmpty();
+            }
+            assertThat(registry.get("troupe.actors.live").tag("system", "metered").gauge().value()).isEqualTo(1.0);
+            assertThat(registry.get("troupe.messages.processed").tags("system", "metered", "dispatcher", "default")
+                .functionCounter().count()).isGreaterThanOrEqualTo(564);
+            assertThat(registry.get("troupe.actor.messages.processed").tags("actor", "counter", "dispatcher", "default")
+                .functionCounter().count()).isEqualTo(564);
+            assertThat(registry.get("troupe.mailbox.size").tags("actor", "counter").gauge().value()).isZero();
+            assertThat(registry.get("troupe.dead.letters").tags("reason", "stopped").functionCounter().count()).isEqualTo(1);
+            assertThat(registry.get("troupe.dead.letters").tags("reason", "mailbox-full").functionCounter().count()).isZero();
+            assertThat(registry.get("troupe.dispatcher.threads").tags("dispatcher", "default").gauge().value()).isEqualTo(1);
+            final double utilization = registry.get("troupe.dispatcher.utilization").tags("dispatcher", "default").gauge().value();
+            assertThat(utilization).isBetween(0.0, 1.0);
+            assertThat(registry.get("troupe.dispatcher.allocated").tags("dispatcher", "default").functionCounter().count())
+                .isGreaterThanOrEqualTo(0);
+            assertThat(registry.get("troupe.allocation.per.message").tags("dispatcher", "default").gauge().value())
+                .isGreaterThanOrEqualTo(0);
+            assertThat(registry.get("troupe.processing.time").tags("dispatcher", "default").functionTimer().count())
+                .isGreaterThan(0);
+            assertThat(registry.get("troupe.mailbox.wait").tags("dispatcher", "default").functionTimer().count())
+                .isGreaterThan(0);
+            assertThat(registry.get("troupe.processing.sampled").tags("dispatcher", "default").timer().count())
+                .isGreaterThan(0);
+        });
+    }
+
+    @Test
+    void runWhenMetricsDisabledShouldNotBindMeters() {
+        runner.withPropertyValues("troupe.metrics.enabled=false").run(context -> {
+            assertThat(context).doesNotHaveBean(TroupeMetrics.class).hasSingleBean(ActorSystem.class);
+            assertThat(context.getBean(MeterRegistry.class).find("troupe.actors.live").meters()).isEmpty();
+        });
+    }
+
+    @Test
+    void runWithoutMicrometerShouldNotBindMeters() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(TroupeAutoConfiguration.class, TroupeMetricsAutoConfiguration.class))
+            .withPropertyValues("troupe.default-dispatcher.threads=1", "troupe.daemon-threads=true")
+            .withClassLoader(new FilteredClassLoader(MeterRegistry.class))
+            .run(context -> assertThat(context).doesNotHaveBean(TroupeMetrics.class).hasSingleBean(ActorSystem.class));
+    }
+
+    @Test
+    void runWithoutActorSystemShouldNotBindMeters() {
+        runner.withPropertyValues("troupe.enabled=false")
+            .run(context -> assertThat(context).doesNotHaveBean(TroupeMetrics.class));
+    }
+
+    @Test
+    void runWithUserMetricsBeanShouldBackOff() {
+        runner.withUserConfiguration(UserMetricsConfig.class)
+            .run(context -> assertThat(context).hasSingleBean(TroupeMetrics.class).hasBean("myMetrics"));
+    }
+
+    /**
+     * The cardinality guard: 10,000 children spawned by a tracked actor add no series;
+     * per-actor meters appear for tracked actors only and go away when they stop.
+     */
+    @Test
+    void spawningTenThousandChildrenShouldNotAddSeries() {
+        runner.withUserConfiguration(CounterConfig.class).run(context -> {
+            final MeterRegistry registry = context.getBean(MeterRegistry.class);
+            final TroupeMetrics metrics = context.getBean(TroupeMetrics.class);
+            final ActorSystem system = context.getBean(ActorSystem.class);
+            @SuppressWarnings("unchecked")
+            final ActorRef<Counter.Command> counter = context.getBean("counterRef", ActorRef.class);
+            metrics.refresh();
+            final Set<Meter.Id> before = troupeMeterIds(registry);
+
+            final int children = AskPattern.<Counter.Command, Integer>ask(counter, r -> new Counter.Spawn(10_000, r), ASK, system)
+                .toCompletableFuture().get(30, TimeUnit.SECONDS);
+            assertThat(children).isEqualTo(10_000);
+            assertThat(system.metrics().liveActors()).isEqualTo(10_001);
+            metrics.refresh();
+            assertThat(troupeMeterIds(registry)).isEqualTo(before);
+            registry.get("troupe.mailbox.backlog").gauge().value();
+            assertThat(registry.get("troupe.actors.live").gauge().value()).isEqualTo(10_001);
+
+            // A named actor spawned with Props.withMetrics() gets its own series, and loses them when it stops.
+            final ActorRef<String> tracked = system.spawn(Behaviors.ignore(), "audit", Props.empty().withMetrics());
+            metrics.refresh();
+            assertThat(registry.find("troupe.mailbox.size").tag("actor", "audit").gauge()).isNotNull();
+            assertThat(troupeMeterIds(registry)).hasSize(before.size() + 3);
+            system.stop(tracked);
+            waitUntil(() -> system.metrics().liveActors() == 10_001);
+            metrics.refresh();
+            assertThat(troupeMeterIds(registry)).isEqualTo(before);
+        });
+    }
+
+    private static Set<Meter.Id> troupeMeterIds(MeterRegistry registry) {
+        final Set<Meter.Id> ids = new HashSet<>();
+        for (Meter m : Search.in(registry).meters()) {
+            if (m.getId().getName().startsWith("troupe.")) {
+                ids.add(m.getId());
+            }
+        }
+        return ids;
+    }
+
+    static void waitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 10 s");
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CounterConfig {
+        @Bean
+        @TroupeActor
+        Behavior<Counter.Command> counter() {
+            return Counter.create();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserMetricsConfig {
+        @Bean(destroyMethod = "close")
+        TroupeMetrics myMetrics(ActorSystem system) {
+            return new TroupeMetrics(system, false, false, Duration.ofMinutes(1));
+        }
+    }
+}
