@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java --add-opens java.base/jdk.internal.misc=ALL-UNNAMED \
- *      -cp benchmarks/target/benchmarks.jar dev.troupe.benchmarks.PingPong [seconds] [pairs,...]
+ *      -cp benchmarks/target/benchmarks.jar dev.troupe.benchmarks.PingPong [seconds] [pairs,...] [troupe,pekko]
  * </pre>
  *
  * The JMH benchmarks in {@code dev.troupe.benchmarks.local} measure the same thing with forks
@@ -35,11 +35,17 @@ public final class PingPong {
 
     /**
      * @param args optional: seconds to measure per run (default 3), pair counts separated by commas
-     *     (default 1,4,16)
+     *     (default 1,4,16), systems separated by commas (default troupe,pekko)
      */
     public static void main(String[] args) {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : DEFAULT_SECONDS;
         int[] pairCounts = args.length > 1 ? parsePairs(args[1]) : DEFAULT_PAIRS;
+        List<String> systems = List.of(args.length > 2 ? args[2].split(",") : new String[] {"troupe", "pekko"});
+        for (String system : systems) {
+            if (!system.equals("troupe") && !system.equals("pekko")) {
+                throw new IllegalArgumentException("unknown system '" + system + "', expected troupe or pekko");
+            }
+        }
         com.sun.management.ThreadMXBean threads = threadBean();
 
         System.out.printf(Locale.ROOT, "Ping-pong, pre-allocated message: %d processors, %s %s, %.1f s warm-up + %.1f s per run%n",
@@ -47,12 +53,12 @@ public final class PingPong {
                 System.getProperty("java.runtime.version"), WARMUP_SECONDS, seconds);
         List<String[]> rows = new ArrayList<>();
         boolean failed = false;
-        for (int pairs : pairCounts) {
+        for (int p = 0; p < pairCounts.length; p++) {
+            int pairs = pairCounts[p];
             // Alternate which system goes first, so neither always gets the quieter moment.
-            boolean troupeFirst = (rows.size() / 2) % 2 == 0;
-            for (int turn = 0; turn < 2; turn++) {
-                boolean troupe = (turn == 0) == troupeFirst;
-                String system = troupe ? "troupe" : "pekko";
+            for (int turn = 0; turn < systems.size(); turn++) {
+                String system = systems.get(p % 2 == 0 ? turn : systems.size() - 1 - turn);
+                boolean troupe = system.equals("troupe");
                 String[] row;
                 try (PingPongRig rig = troupe
                         ? new TroupePingPongRig(pairs, Scenario.PLAIN)

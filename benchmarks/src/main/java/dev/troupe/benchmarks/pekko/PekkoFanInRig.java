@@ -7,7 +7,6 @@ import dev.troupe.benchmarks.common.Tick;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -22,8 +21,10 @@ public final class PekkoFanInRig implements FanInRig {
 
     /** @param tuning {@link PekkoSystems#DEFAULT} or {@link PekkoSystems#THROUGHPUT_64} */
     public PekkoFanInRig(String tuning) {
-        this.system = PekkoSystems.create("pekko-fan-in", tuning);
-        this.target = system.systemActorOf(Target.create(ticks), "target", Props.empty());
+        @SuppressWarnings("unchecked")
+        ActorRef<FanInMessage>[] spawned = new ActorRef[1];
+        this.system = PekkoSystems.create("pekko-fan-in", tuning, ctx -> spawned[0] = ctx.spawn(Target.create(ticks), "target"));
+        this.target = spawned[0];
     }
 
     @Override

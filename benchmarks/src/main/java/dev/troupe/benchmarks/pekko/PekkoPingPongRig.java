@@ -8,7 +8,6 @@ import dev.troupe.benchmarks.common.Scenario;
 import dev.troupe.benchmarks.common.Start;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.Props;
 
 /** Ping-pong pairs on Apache Pekko typed, on its default dispatcher. */
 public final class PekkoPingPongRig implements PingPongRig {
@@ -27,13 +26,14 @@ public final class PekkoPingPongRig implements PingPongRig {
     @SuppressWarnings("unchecked")
     public PekkoPingPongRig(int pairs, Scenario scenario, String tuning) {
         int roundTrips = PingPongRig.roundTripsPerPair(pairs);
-        this.system = PekkoSystems.create("pekko-ping-pong", tuning);
-        this.pingers = new ActorRef[pairs];
-        for (int i = 0; i < pairs; i++) {
-            ActorRef<PongerMessage> ponger = system.systemActorOf(PekkoPonger.create(scenario), "ponger-" + i, Props.empty());
-            pingers[i] = system.systemActorOf(PekkoPinger.create(scenario, ponger, roundTrips, completion),
-                    "pinger-" + i, Props.empty());
-        }
+        ActorRef<PingerMessage>[] pingers = new ActorRef[pairs];
+        this.system = PekkoSystems.create("pekko-ping-pong", tuning, ctx -> {
+            for (int i = 0; i < pairs; i++) {
+                ActorRef<PongerMessage> ponger = ctx.spawn(PekkoPonger.create(scenario), "ponger-" + i);
+                pingers[i] = ctx.spawn(PekkoPinger.create(scenario, ponger, roundTrips, completion), "pinger-" + i);
+            }
+        });
+        this.pingers = pingers;
     }
 
     @Override

@@ -2,8 +2,11 @@ package dev.troupe.benchmarks.pekko;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /** Creates and terminates the Pekko systems of the benchmarks. */
@@ -22,13 +25,31 @@ public final class PekkoSystems {
     }
 
     /**
+     * Starts a system whose guardian spawns the benchmark's actors, as an application's
+     * guardian spawns its top-level actors, and waits until it has.
+     *
      * @param name the system's name
      * @param tuning {@link #DEFAULT} or {@link #THROUGHPUT_64}
-     * @return a started system whose guardian does nothing; actors are spawned with
-     *     {@code systemActorOf}, on the default dispatcher
+     * @param spawner spawns the actors (children of the guardian, on the default dispatcher)
+     * @return the started system
      */
-    public static ActorSystem<Void> create(String name, String tuning) {
-        return ActorSystem.create(Behaviors.empty(), name, config(tuning));
+    public static ActorSystem<Void> create(String name, String tuning, Consumer<ActorContext<Void>> spawner) {
+        CountDownLatch spawned = new CountDownLatch(1);
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.setup(ctx -> {
+            spawner.accept(ctx);
+            spawned.countDown();
+            return Behaviors.empty();
+        }), name, config(tuning));
+        try {
+            if (!spawned.await(30, TimeUnit.SECONDS)) {
+                terminate(system);
+                throw new IllegalStateException("Pekko guardian did not spawn the actors within 30 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting Pekko", e);
+        }
+        return system;
     }
 
     private static Config config(String tuning) {
