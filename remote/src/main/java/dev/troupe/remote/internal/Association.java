@@ -313,6 +313,7 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
             text = ref.path().toString();
         } else {
             text = core.addressed(ref.path()).toString();
+            core.export(text, ref);
         }
         return assign(ref, Protocol.KIND_ACTOR_PATH, text.getBytes(StandardCharsets.UTF_8));
     }
@@ -637,7 +638,9 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
             synchronized (watchLock) {
                 outboundWatches.computeIfAbsent(target, k -> new HashSet<>()).add(w.watcher());
             }
-            enqueueSystem(Protocol.SYS_WATCH, target.path().toString(), core.addressed(w.watcher().path()).toString(), false);
+            final String watcherText = core.addressed(w.watcher().path()).toString();
+            core.export(watcherText, w.watcher());
+            enqueueSystem(Protocol.SYS_WATCH, target.path().toString(), watcherText, false);
         } else if (m instanceof Unwatch) {
             final Unwatch u = (Unwatch) m;
             synchronized (watchLock) {

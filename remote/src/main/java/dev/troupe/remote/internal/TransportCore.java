@@ -71,6 +71,11 @@ public final class TransportCore implements RemoteMetrics {
     private final int canonicalPort;
     private final ActorPath address;
     private final AtomicLong lastFailureLog = new AtomicLong();
+    /**
+     * Local refs this node has written into messages, by addressed path text, so a peer's reply
+     * reaches refs that path lookup cannot find (test probes, message adapters, ask promises).
+     */
+    private final ConcurrentHashMap<String, InternalActorRef<?>> exported = new ConcurrentHashMap<>();
     private volatile boolean shuttingDown;
 
     public TransportCore(ActorSystem system, RemoteSettings settings) {
@@ -173,8 +178,13 @@ public final class TransportCore implements RemoteMetrics {
      * @param via the association the path arrived on, or null for a lookup
      * @param viaUid the UID of the node that sent it; refs to that node are bound to it
      */
+    @SuppressWarnings("unchecked")
     public <T> InternalActorRef<T> refFor(ActorPath path, Association via, long viaUid) {
         if (isLocal(path)) {
+            final InternalActorRef<?> ex = exported.get(addressed(path).toString());
+            if (ex != null) {
+                return (InternalActorRef<T>) ex;
+            }
             final Optional<ActorRef<T>> found = system.resolveLocal(path);
             if (found.isPresent() && found.get() instanceof InternalActorRef) {
                 return (InternalActorRef<T>) found.get();
@@ -183,6 +193,13 @@ public final class TransportCore implements RemoteMetrics {
         }
         final Association a = association(path.root());
         return a.ref(path, a == via ? viaUid : 0);
+    }
+
+    /** Remembers a local ref written into a message, under its addressed path text (once per ref and peer). */
+    void export(String addressedText, ActorRef<?> ref) {
+        if (ref instanceof InternalActorRef) {
+            exported.putIfAbsent(addressedText, (InternalActorRef<?>) ref);
+        }
     }
 
     InternalActorRef<?> resolveLocalOrNull(String pathText) {
@@ -194,6 +211,10 @@ public final class TransportCore implements RemoteMetrics {
         }
         if (!isLocal(path)) {
             return null;
+        }
+        final InternalActorRef<?> ex = exported.get(addressed(path).toString());
+        if (ex != null) {
+            return ex;
         }
         final Optional<ActorRef<Object>> found = system.resolveLocal(path);
         return found.isPresent() && found.get() instanceof InternalActorRef ? (InternalActorRef<?>) found.get() : null;

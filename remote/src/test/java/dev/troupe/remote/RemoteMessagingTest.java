@@ -1,0 +1,134 @@
+package dev.troupe.remote;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.DeadLetter;
+import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.testkit.TestProbe;
+import dev.troupe.remote.json.Greeting;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RemoteMessagingTest {
+
+    private final RemoteTestKit kit = new RemoteTestKit();
+
+    @AfterEach
+    void tearDown() {
+        kit.close();
+    }
+
+    @Test
+    void requestAndReplyAcrossNodesWithReplyToRef() {
+        final RemoteTransport a = kit.node("alpha");
+        final RemoteTransport b = kit.node("beta");
+        b.system().spawn(RemoteTestKit.echo(), "echo");
+        final ActorRef<Ping> echo = a.actorRef(b.address() + "user/echo", Ping.class);
+        final TestProbe<Ping.Pong> probe = TestProbe.create(a.system());
+        for (int i = 0; i < 100; i++) {
+            echo.tell(new Ping(i, probe.ref()));
+        }
+        for (int i = 0; i < 100; i++) {
+            probe.expectMessage(new Ping.Pong(i)); // in order per sender-recipient pair
+        }
+        final PeerMetrics toBeta = a.metrics().peers().get(0);
+        assertThat(toBeta.address()).isEqualTo("beta@127.0.0.1:" + b.address().port());
+        assertThat(toBeta.messagesSent()).isEqualTo(100);
+        assertThat(toBeta.messagesReceived()).isEqualTo(100);
+        assertThat(toBeta.bytesSent()).isGreaterThan(100 * 17);
+        assertThat(toBeta.state()).isEqualTo(AssociationState.ACTIVE);
+        assertThat(a.metrics().associations(AssociationState.ACTIVE)).isEqualTo(1);
+    }
+
+    @Test
+    void jacksonRecordWithRefAndBuiltInsRoundTrip() {
+        final RemoteTransport a = kit.node("alpha");
+        final RemoteTransport b = kit.node("beta");
+        b.system().spawn(Behaviors.<Greeting>receiveMessage(g -> {
+            g.replyTo().tell(new Greeting(g.text().toUpperCase(), List.of(g.numbers().size()), null));
+            return Behaviors.same();
+        }), "greeter");
+        final List<Object> received = new CopyOnWriteArrayList<>();
+        b.system().spawn(Behaviors.receiveMessage(m -> {
+            received.add(m);
+            return Behaviors.same();
+        }), "sink");
+        final TestProbe<Greeting> probe = TestProbe.create(a.system());
+        a.actorRef(b.address() + "user/greeter", Greeting.class).tell(new Greeting("héllo €𝄞", List.of(1, 2, 3), probe.ref()));
+        assertThat(probe.receiveMessage()).isEqualTo(new Greeting("HÉLLO €𝄞", List.of(3), null));
+
+        final ActorRef<Object> sink = a.actorRef(b.address() + "user/sink", Object.class);
+        final Object[] values = {"text ü", new byte[] {1, 2, 3}, 42, 42L, 1.5d, 2.5f, (short) 7, (byte) -3, true, 'x'};
+        for (Object v : values) {
+            sink.tell(v);
+        }
+        RemoteTestKit.await("all built-ins", Duration.ofSeconds(5), () -> received.size() == values.length);
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] instanceof byte[]) {
+                assertThat((byte[]) received.get(i)).containsExactly(1, 2, 3);
+            } else {
+                assertThat(received.get(i)).isEqualTo(values[i]);
+            }
+        }
+    }
+
+    @Test
+    void typeWithoutSerializerGoesToDeadLettersAtTell() {
+        final RemoteTransport a = kit.node("alpha");
+        final RemoteTransport b = kit.node("beta");
+        final List<DeadLetter> dead = new CopyOnWriteArrayList<>();
+        a.system().deadLetters().subscribe(dead::add);
+        final ActorRef<Object> ref = a.actorRef(b.address() + "user/anything", Object.class);
+        final Object unserializable = new Object();
+        ref.tell(unserializable);
+        assertThat(dead).hasSize(1);
+        assertThat(dead.get(0).reason()).isEqualTo(DeadLetterReason.NO_SERIALIZER);
+        assertThat(dead.get(0).message()).isSameAs(unserializable);
+        assertThat(a.system().deadLetters().count(DeadLetterReason.NO_SERIALIZER)).isEqualTo(1);
+    }
+
+    @Test
+    void messageForMissingActorGoesToDeadLettersOnReceiver() {
+        final RemoteTransport a = kit.node("alpha");
+        final RemoteTransport b = kit.node("beta");
+        final List<DeadLetter> dead = new CopyOnWriteArrayList<>();
+        b.system().deadLetters().subscribe(dead::add);
+        a.actorRef(b.address() + "user/nobody", String.class).tell("lost");
+        RemoteTestKit.await("dead letter", Duration.ofSeconds(5), () -> !dead.isEmpty());
+        assertThat(dead.get(0).reason()).isEqualTo(DeadLetterReason.UNKNOWN_RECIPIENT);
+        assertThat(dead.get(0).message()).isEqualTo("lost");
+        // the connection stays usable
+        b.system().spawn(RemoteTestKit.echo(), "echo");
+        final TestProbe<Ping.Pong> probe = TestProbe.create(a.system());
+        a.actorRef(b.address() + "user/echo", Ping.class).tell(new Ping(1, probe.ref()));
+        probe.expectMessage(new Ping.Pong(1));
+    }
+
+    @Test
+    void missingAuthenticationFailsWithThePropertyName() {
+        final IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> RemoteSettings.builder().build());
+        assertThat(e.getMessage()).contains("troupe.remote.secret must be set").contains("troupe.remote.insecure=true");
+        assertThat(RemoteSettings.builder().insecure(true).build().bindHost()).isEqualTo("127.0.0.1");
+        assertThat(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> RemoteSettings.builder().secret("short").build()).getMessage()).contains("troupe.remote.secret");
+        assertThat(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+            () -> RemoteSettings.builder().insecure(true).maxFrameSize(10).build()).getMessage()).contains("troupe.remote.max-frame-size");
+    }
+
+    @Test
+    void insecureModeWorksWhenBothSidesSetIt() {
+        final RemoteTransport a = kit.node("alpha", RemoteTestKit.settings().secret((String) null).insecure(true));
+        final RemoteTransport b = kit.node("beta", RemoteTestKit.settings().secret((String) null).insecure(true));
+        b.system().spawn(RemoteTestKit.echo(), "echo");
+        final TestProbe<Ping.Pong> probe = TestProbe.create(a.system());
+        a.actorRef(b.address() + "user/echo", Ping.class).tell(new Ping(7, probe.ref()));
+        probe.expectMessage(new Ping.Pong(7));
+    }
+}
