@@ -118,12 +118,14 @@ public class TroupeHealthIndicator extends AbstractHealthIndicator {
         private boolean waiting;
 
         boolean isStalled(int queued, long runs, long now, long timeoutNanos) {
-            if (queued == 0 || runs != lastRuns) {
+            if (queued == 0) {
                 lastRuns = runs;
                 waiting = false;
                 return false;
             }
-            if (!waiting) {
+            if (runs != lastRuns || !waiting) {
+                // Work is waiting; the clock starts at this check, not at an earlier idle one.
+                lastRuns = runs;
                 waiting = true;
                 waitingSince = now;
                 return false;

@@ -1,0 +1,52 @@
+package dev.troupe.spring;
+
+import dev.troupe.actor.Behavior;
+import dev.troupe.actor.Behaviors;
+
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A test actor that processes one message per permit released, so a test controls its mailbox. */
+public final class Gate {
+
+    private final Semaphore permits = new Semaphore(0);
+    private final AtomicInteger processed = new AtomicInteger();
+
+    /** @return a behavior that waits (at most 30 s) for a permit per message */
+    public Behavior<String> behavior() {
+        return Behaviors.receiveMessage(msg -> {
+            try {
+                permits.tryAcquire(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            processed.incrementAndGet();
+            return Behaviors.same();
+        });
+    }
+
+    /** @param n messages to let through */
+    public void release(int n) {
+        permits.release(n);
+    }
+
+    /** @return messages processed so far */
+    public int processed() {
+        return processed.get();
+    }
+
+    /**
+     * @param n the count to wait for
+     * @throws InterruptedException if interrupted
+     */
+    public void awaitProcessed(int n) throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (processed.get() < n) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("only " + processed.get() + " of " + n + " processed");
+            }
+            Thread.sleep(2);
+        }
+    }
+}

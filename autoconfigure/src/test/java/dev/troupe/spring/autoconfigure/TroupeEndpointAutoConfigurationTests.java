@@ -1,0 +1,99 @@
+package dev.troupe.spring.autoconfigure;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.Props;
+import dev.troupe.spring.Gate;
+import dev.troupe.spring.endpoint.TroupeEndpoint;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TroupeEndpointAutoConfigurationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(TroupeAutoConfiguration.class, TroupeEndpointAutoConfiguration.class))
+        .withPropertyValues("troupe.default-dispatcher.threads=1", "troupe.daemon-threads=true",
+            "management.endpoints.web.exposure.include=troupe");
+
+    @Test
+    void runWhenExposedShouldAddEndpoint() {
+        runner.run(context -> assertThat(context).hasSingleBean(TroupeEndpoint.class));
+    }
+
+    @Test
+    void runWhenNotExposedShouldNotAddEndpoint() {
+        runner.withPropertyValues("management.endpoints.web.exposure.include=health")
+            .run(context -> assertThat(context).doesNotHaveBean(TroupeEndpoint.class));
+    }
+
+    @Test
+    void runWithoutActuatorShouldNotAddEndpoint() {
+        runner.withClassLoader(new FilteredClassLoader(Endpoint.class))
+            .run(context -> assertThat(context).doesNotHaveBean(TroupeEndpoint.class).hasSingleBean(ActorSystem.class));
+    }
+
+    @Test
+    void runWithUserEndpointShouldBackOff() {
+        runner.withBean("myEndpoint", TroupeEndpoint.class, () -> new TroupeEndpoint(null, 1, 1))
+            .run(context -> assertThat(context).hasSingleBean(TroupeEndpoint.class).hasBean("myEndpoint"));
+    }
+
+    @Test
+    void endpointShouldReportTreeMailboxesDeadLettersAndDispatchers() {
+        runner.withPropertyValues("troupe.endpoint.max-page-size=3", "troupe.system-name=ep").run(context -> {
+            final ActorSystem system = context.getBean(ActorSystem.class);
+            final TroupeEndpoint endpoint = context.getBean(TroupeEndpoint.class);
+            final Gate gate = new Gate();
+            try {
+                final ActorRef<String> busy = system.spawn(gate.behavior(), "busy", Props.empty().withMetrics());
+                for (int i = 0; i < 6; i++) {
+                    system.spawn(new Gate().behavior(), "idle-" + i);
+                }
+                for (int i = 0; i < 21; i++) {
+                    busy.tell("m" + i);
+                }
+                waitForMailbox(endpoint, 20);
+
+                final TroupeEndpoint.TroupeReport report = endpoint.report();
+                assertThat(report.system().name()).isEqualTo("ep");
+                assertThat(report.system().state()).isEqualTo("running");
+                assertThat(report.system().liveActors()).isEqualTo(7);
+                assertThat(report.largestMailboxes()).hasSize(1);
+                assertThat(report.largestMailboxes().get(0).path()).isEqualTo("troupe://ep/user/busy");
+                assertThat(report.largestMailboxes().get(0).size()).isEqualTo(20);
+                assertThat(report.dispatchers()).extracting(TroupeEndpoint.DispatcherInfo::name).contains("default");
+                assertThat(report.deadLetters().byReason()).containsKeys("stopped", "shutdown", "mailbox-full");
+
+                // Paged, bounded by max-page-size whatever the limit asked for.
+                final TroupeEndpoint.ActorPage first = (TroupeEndpoint.ActorPage) endpoint.section("actors", 0, 100);
+                assertThat(first.limit()).isEqualTo(3);
+                assertThat(first.actors()).hasSize(3);
+                assertThat(first.total()).isGreaterThanOrEqualTo(7);
+                final TroupeEndpoint.ActorPage last = (TroupeEndpoint.ActorPage) endpoint.section("actors", first.total() - 1, 3);
+                assertThat(last.actors()).hasSize(1);
+                assertThat(endpoint.section("mailboxes", null, 1)).asList().hasSize(1);
+                assertThat(endpoint.section("dispatchers", null, null)).asList().isNotEmpty();
+                assertThat(endpoint.section("dead-letters", null, null)).isInstanceOf(TroupeEndpoint.DeadLetterInfo.class);
+                assertThat(endpoint.section("nonsense", null, null)).isNull();
+            } finally {
+                gate.release(1_000);
+            }
+        });
+    }
+
+    private static void waitForMailbox(TroupeEndpoint endpoint, int size) throws InterruptedException {
+        for (int i = 0; i < 2_000; i++) {
+            final var top = endpoint.report().largestMailboxes();
+            if (!top.isEmpty() && top.get(0).size() == size) {
+                return;
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError("mailbox never reached " + size);
+    }
+}
