@@ -799,6 +799,9 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorContext<T>,
         lifecycle = TERMINATED;
         deadReason = system.stopReason();
         dead = true;
+        // Drain before telling anyone: the system's termination future completes once the parents
+        // have heard from their children, and by then every queued message must be counted.
+        drainToDeadLetters();
         final Throwable cause = failureCause;
         if (watchers != null) {
             for (InternalActorRef<?> w : watchers) {
@@ -824,7 +827,6 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorContext<T>,
             parent.sendSystem(new SystemMessage.ChildTerminated(this, cause));
         }
         system.dispatchersInternal().release(dispatcher);
-        drainToDeadLetters();
         if (parent == null) {
             system.onRootTerminated();
         }
