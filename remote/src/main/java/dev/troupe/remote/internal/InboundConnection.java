@@ -64,6 +64,7 @@ public final class InboundConnection extends ChannelInboundHandlerAdapter implem
     private ScheduledFuture<?> handshakeTimeout;
     private ChannelHandlerContext ctx;
     private boolean counted;
+    private boolean rejected;
 
     private InternalActorRef<?>[] refs = new InternalActorRef<?>[64];
     private Class<?>[] manifests = new Class<?>[16];
@@ -379,9 +380,10 @@ public final class InboundConnection extends ChannelInboundHandlerAdapter implem
     }
 
     private void reject(FrameRejection reason, String detail) {
-        if (state == CLOSED) {
+        if (rejected) {
             return; // count and log a broken connection once
         }
+        rejected = true;
         state = CLOSED;
         core.rejections.reject(reason, peer, detail);
         if (ctx != null) {

@@ -27,6 +27,7 @@ public final class OutboundConnection extends ChannelInboundHandlerAdapter {
     private final byte[] clientNonce = Hmac.nonce();
     private boolean ready;
     private boolean closed;
+    private boolean rejected;
     private ScheduledFuture<?> handshakeTimeout;
     private ChannelHandlerContext ctx;
 
@@ -160,9 +161,10 @@ public final class OutboundConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void reject(FrameRejection reason, String detail) {
-        if (closed) {
+        if (rejected) {
             return;
         }
+        rejected = true;
         closed = true;
         core.rejections.reject(reason, association.address, detail);
         if (ctx != null) {

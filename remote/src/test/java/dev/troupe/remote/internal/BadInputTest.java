@@ -1,0 +1,325 @@
+package dev.troupe.remote.internal;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.DeadLetter;
+import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.testkit.TestProbe;
+import dev.troupe.remote.FrameRejection;
+import dev.troupe.remote.LeakDetection;
+import dev.troupe.remote.Ping;
+import dev.troupe.remote.RemoteTestKit;
+import dev.troupe.remote.RemoteTransport;
+import io.netty.buffer.PooledByteBufAllocator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Each kind of bad input against a real socket on 127.0.0.1. After each: the connection is
+ * closed (or, for per-message problems, kept), the rejection is counted under its reason, and
+ * the node still serves its legitimate peer. The class fails on any {@code LEAK:} report.
+ */
+@ExtendWith(LeakDetection.class)
+class BadInputTest {
+
+    private static RemoteTestKit kit;
+    private static RemoteTransport alpha;
+    private static RemoteTransport beta;
+    private static ActorRef<Ping> echo;
+    private static final List<Object> sunk = new CopyOnWriteArrayList<>();
+    private static final List<DeadLetter> betaDead = new CopyOnWriteArrayList<>();
+    private static final AtomicLong seq = new AtomicLong();
+
+    @BeforeAll
+    static void start() {
+        kit = new RemoteTestKit();
+        alpha = kit.node("alpha");
+        beta = kit.node("beta");
+        beta.system().spawn(RemoteTestKit.echo(), "echo");
+        beta.system().spawn(Behaviors.receiveMessage(m -> {
+            sunk.add(m);
+            return Behaviors.same();
+        }), "sink");
+        beta.system().deadLetters().subscribe(betaDead::add);
+        echo = alpha.actorRef(beta.address() + "user/echo", Ping.class);
+        assertServesItsPeer();
+    }
+
+    @AfterAll
+    static void stop() {
+        kit.close();
+    }
+
+    @AfterEach
+    void stillServesItsPeer() {
+        assertServesItsPeer();
+    }
+
+    private static void assertServesItsPeer() {
+        final TestProbe<Ping.Pong> probe = TestProbe.create(alpha.system());
+        final long n = seq.incrementAndGet();
+        echo.tell(new Ping(n, probe.ref()));
+        probe.expectMessage(Duration.ofSeconds(5), new Ping.Pong(n));
+    }
+
+    private static long rejected(FrameRejection r) {
+        return beta.metrics().framesRejected(r);
+    }
+
+    private static void expectClosedAndCounted(byte[] bytes, FrameRejection reason) throws IOException {
+        final long before = rejected(reason);
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            p.send(bytes);
+            assertThat(p.closedByServer()).as("server closed the connection after " + reason).isTrue();
+        }
+        RemoteTestKit.await(reason + " counted", Duration.ofSeconds(5), () -> rejected(reason) == before + 1);
+    }
+
+    @Test
+    void randomGarbage() throws IOException {
+        final byte[] garbage = new byte[4096];
+        new Random(42).nextBytes(garbage);
+        garbage[0] = 0x00; // not 'T'
+        expectClosedAndCounted(garbage, FrameRejection.BAD_MAGIC);
+    }
+
+    @Test
+    void httpRequest() throws IOException {
+        expectClosedAndCounted("GET /actuator/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
+            FrameRejection.BAD_MAGIC);
+    }
+
+    @Test
+    void tlsClientHelloOnPlainPort() throws IOException {
+        // record header (handshake, TLS 1.0 record version, length) + ClientHello start
+        final byte[] hello = {0x16, 0x03, 0x01, 0x00, (byte) 0xc8, 0x01, 0x00, 0x00, (byte) 0xc4, 0x03, 0x03, 0x1a, 0x2b};
+        expectClosedAndCounted(hello, FrameRejection.BAD_MAGIC);
+    }
+
+    @Test
+    void lengthPrefixOfZero() throws IOException {
+        expectClosedAndCounted(RawPeer.frame(b -> b.writeInt(Protocol.MAGIC).writeInt(0)), FrameRejection.BAD_LENGTH);
+    }
+
+    @Test
+    void lengthPrefixOfMinusOne() throws IOException {
+        expectClosedAndCounted(RawPeer.frame(b -> b.writeInt(Protocol.MAGIC).writeInt(-1)), FrameRejection.BAD_LENGTH);
+    }
+
+    @Test
+    void lengthPrefixOfTwoGibibytesAllocatesNothing() throws IOException {
+        final long directBefore = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
+        // 0x7FFFFFFF is the largest int32 prefix (2 GiB - 1); 0x80000000 (2 GiB) reads as negative
+        expectClosedAndCounted(RawPeer.frame(b -> b.writeInt(Protocol.MAGIC).writeInt(Integer.MAX_VALUE).writeByte(1)),
+            FrameRejection.FRAME_TOO_LARGE);
+        expectClosedAndCounted(RawPeer.frame(b -> b.writeInt(Protocol.MAGIC).writeInt(0x80000000)), FrameRejection.BAD_LENGTH);
+        final long grown = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory() - directBefore;
+        assertThat(grown).as("direct memory grown by the huge prefix").isLessThan(16L << 20);
+    }
+
+    @Test
+    void oversizedFrameAfterTheHandshake() throws IOException {
+        final long before = rejected(FrameRejection.FRAME_TOO_LARGE);
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            p.handshake("beta", RemoteTestKit.SECRET.getBytes(StandardCharsets.UTF_8), false);
+            p.send(RawPeer.frame(b -> b.writeInt(beta.settings().maxFrameSize() + 1).writeByte(Protocol.USER)));
+            assertThat(p.closedByServer()).isTrue();
+        }
+        assertThat(rejected(FrameRejection.FRAME_TOO_LARGE)).isEqualTo(before + 1);
+    }
+
+    @Test
+    void truncatedFrameThenEof() throws IOException {
+        final long before = rejected(FrameRejection.TRUNCATED);
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            final byte[] hello = p.hello("beta", 1);
+            p.send(java.util.Arrays.copyOf(hello, hello.length - 5));
+            p.socket.shutdownOutput(); // EOF in the middle of HELLO
+            assertThat(p.closedByServer()).isTrue();
+        }
+        RemoteTestKit.await("truncated counted", Duration.ofSeconds(5), () -> rejected(FrameRejection.TRUNCATED) == before + 1);
+    }
+
+    @Test
+    void validStreamSplitIntoOneByteWrites() throws IOException {
+        final int before = sunk.size();
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            p.handshake("beta", RemoteTestKit.SECRET.getBytes(StandardCharsets.UTF_8), true);
+            p.sendOneByteAtATime(advertise(1, beta.address() + "user/sink"));
+            p.sendOneByteAtATime(userString(1, BuiltInSerializers.STRING_ID, "one byte at a time"));
+            RemoteTestKit.await("message delivered", Duration.ofSeconds(5), () -> sunk.size() == before + 1);
+            assertThat(sunk.get(before)).isEqualTo("one byte at a time");
+            assertThat(p.stillOpenAfter(200)).isTrue();
+        }
+    }
+
+    @Test
+    void unknownFrameType() throws IOException {
+        final long before = rejected(FrameRejection.UNKNOWN_FRAME_TYPE);
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            p.handshake("beta", RemoteTestKit.SECRET.getBytes(StandardCharsets.UTF_8), false);
+            p.send(RawPeer.frame(b -> b.writeInt(3).writeByte(0x7F).writeShort(0)));
+            assertThat(p.closedByServer()).isTrue();
+        }
+        assertThat(rejected(FrameRejection.UNKNOWN_FRAME_TYPE)).isEqualTo(before + 1);
+    }
+
+    @Test
+    void userFramesBeforeTheHandshake() throws IOException {
+        final byte[] magic = RawPeer.frame(Frames::writeMagic);
+        final byte[] user = userString(1, BuiltInSerializers.STRING_ID, "sneaky");
+        final byte[] both = new byte[magic.length + user.length];
+        System.arraycopy(magic, 0, both, 0, magic.length);
+        System.arraycopy(user, 0, both, magic.length, user.length);
+        expectClosedAndCounted(both, FrameRejection.UNEXPECTED_FRAME);
+    }
+
+    @Test
+    void wrongSecret() throws IOException {
+        final long before = rejected(FrameRejection.AUTH_FAILED);
+        final int sunkBefore = sunk.size();
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            p.handshake("beta", "a-different-secret-of-enough-length".getBytes(StandardCharsets.UTF_8), false);
+            try {
+                p.send(advertise(1, beta.address() + "user/sink"));
+                p.send(userString(1, BuiltInSerializers.STRING_ID, "must not arrive"));
+            } catch (IOException closedAlready) {
+                // the server may close before these are written; either way they must not arrive
+            }
+            assertThat(p.closedByServer()).isTrue();
+        }
+        assertThat(rejected(FrameRejection.AUTH_FAILED)).isEqualTo(before + 1);
+        assertThat(sunk).hasSize(sunkBefore);
+    }
+
+    @Test
+    void wrongSecretOnARealNodeIsRefusedOnBothSides() {
+        final RemoteTransport intruder = kit.node("gamma", RemoteTestKit.settings().secret("another-secret-0123456789abcdef"));
+        final long before = rejected(FrameRejection.AUTH_FAILED);
+        intruder.actorRef(beta.address() + "user/sink", String.class).tell("must not arrive");
+        RemoteTestKit.await("intruder refused", Duration.ofSeconds(5),
+            () -> intruder.metrics().framesRejected(FrameRejection.AUTH_FAILED) >= 1);
+        assertThat(sunk).doesNotContain("must not arrive");
+        assertThat(rejected(FrameRejection.AUTH_FAILED)).isEqualTo(before); // the intruder refused beta's proof first
+    }
+
+    @Test
+    void wrongSystemName() throws IOException {
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            final long before = rejected(FrameRejection.WRONG_SYSTEM);
+            p.send(p.hello("not-beta", 1));
+            assertThat(p.closedByServer()).isTrue();
+            RemoteTestKit.await("counted", Duration.ofSeconds(5), () -> rejected(FrameRejection.WRONG_SYSTEM) == before + 1);
+        }
+    }
+
+    @Test
+    void wrongProtocolVersion() throws IOException {
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            final long before = rejected(FrameRejection.PROTOCOL_VERSION);
+            p.send(p.hello("beta", 2));
+            assertThat(p.closedByServer()).isTrue();
+            RemoteTestKit.await("counted", Duration.ofSeconds(5), () -> rejected(FrameRejection.PROTOCOL_VERSION) == before + 1);
+        }
+    }
+
+    @Test
+    void unknownSerializerDropsOnlyThatMessage() throws IOException {
+        final long before = rejected(FrameRejection.UNKNOWN_SERIALIZER);
+        final int sunkBefore = sunk.size();
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            p.handshake("beta", RemoteTestKit.SECRET.getBytes(StandardCharsets.UTF_8), false);
+            p.send(advertise(1, beta.address() + "user/sink"));
+            p.send(userString(1, 4242, "unknown serializer"));
+            p.send(userString(1, BuiltInSerializers.STRING_ID, "after it"));
+            RemoteTestKit.await("next message delivered", Duration.ofSeconds(5), () -> sunk.size() == sunkBefore + 1);
+            assertThat(sunk.get(sunkBefore)).isEqualTo("after it");
+            assertThat(p.stillOpenAfter(200)).as("connection kept").isTrue();
+        }
+        assertThat(rejected(FrameRejection.UNKNOWN_SERIALIZER)).isEqualTo(before + 1);
+    }
+
+    @Test
+    void messageForNonExistentActorGoesToDeadLetters() throws IOException {
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            p.handshake("beta", RemoteTestKit.SECRET.getBytes(StandardCharsets.UTF_8), false);
+            p.send(advertise(1, beta.address() + "user/ghost"));
+            p.send(userString(1, BuiltInSerializers.STRING_ID, "to nobody"));
+            RemoteTestKit.await("dead letter", Duration.ofSeconds(5),
+                () -> betaDead.stream().anyMatch(d -> "to nobody".equals(d.message())));
+            final DeadLetter d = betaDead.stream().filter(x -> "to nobody".equals(x.message())).findFirst().orElseThrow();
+            assertThat(d.reason()).isEqualTo(DeadLetterReason.UNKNOWN_RECIPIENT);
+            assertThat(d.recipient().toString()).isEqualTo(beta.address() + "user/ghost");
+            assertThat(p.stillOpenAfter(100)).isTrue();
+        }
+    }
+
+    @Test
+    void silentPeerIsClosedAtTheHandshakeTimeout() throws IOException {
+        final long before = rejected(FrameRejection.HANDSHAKE_TIMEOUT);
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            final long start = System.nanoTime();
+            assertThat(p.closedByServer()).isTrue();
+            final long ms = (System.nanoTime() - start) / 1_000_000;
+            assertThat(ms).isBetween(1500L, 4900L); // handshake timeout is 2 s in the test settings
+        }
+        assertThat(rejected(FrameRejection.HANDSHAKE_TIMEOUT)).isEqualTo(before + 1);
+    }
+
+    @Test
+    void rejectionsAreLoggedAtMostOncePerIntervalPerReason() throws IOException {
+        final RemoteTransport fresh = kit.node("delta");
+        final long lines = fresh.internal().rejectionLogLines();
+        for (int i = 0; i < 5; i++) {
+            try (RawPeer p = new RawPeer(fresh.address().port())) {
+                p.send("garbage!".getBytes(StandardCharsets.US_ASCII));
+                assertThat(p.closedByServer()).isTrue();
+            }
+        }
+        RemoteTestKit.await("5 counted", Duration.ofSeconds(5), () -> fresh.metrics().framesRejected(FrameRejection.BAD_MAGIC) == 5);
+        assertThat(fresh.internal().rejectionLogLines() - lines).isEqualTo(1);
+    }
+
+    @Test
+    void thousandConnectDisconnectCycles() throws IOException {
+        final long directBefore = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
+        for (int i = 0; i < 1000; i++) {
+            try (Socket s = new Socket("127.0.0.1", beta.address().port())) {
+                if ((i & 1) == 0) {
+                    s.getOutputStream().write(RawPeer.frame(Frames::writeMagic));
+                }
+            }
+        }
+        RemoteTestKit.await("connections closed", Duration.ofSeconds(10), () -> beta.metrics().inboundConnections() == 1);
+        final long grown = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory() - directBefore;
+        assertThat(grown).as("direct memory after 1000 cycles").isLessThan(16L << 20);
+    }
+
+    // ---------------------------------------------------------------- frame builders
+
+    private static byte[] advertise(int id, String path) {
+        return RawPeer.frame(b -> Frames.writeAdvertise(b, id, Protocol.KIND_ACTOR_PATH, path.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static byte[] userString(int recipient, int serializer, String text) {
+        final byte[] payload = text.getBytes(StandardCharsets.UTF_8);
+        return RawPeer.frame(b -> {
+            Frames.writeUserHeader(b, Protocol.USER_PAYLOAD_OFFSET + payload.length);
+            b.writeInt(recipient).writeInt(serializer).writeInt(0).writeBytes(payload);
+        });
+    }
+}
