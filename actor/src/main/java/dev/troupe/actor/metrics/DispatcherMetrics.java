@@ -4,7 +4,7 @@ package dev.troupe.actor.metrics;
  * Counters of one dispatcher, each written by the dispatcher's own threads (one writer
  * per thread, summed on read) and read with acquire semantics.
  *
- * <p>Timings are sampled: about one turn in sixteen is timed, so time counters come with
+ * <p>Timings are sampled: about one schedule in sixteen is timed, so time counters come with
  * the number of samples they cover; divide one by the other for a mean.
  */
 public interface DispatcherMetrics {

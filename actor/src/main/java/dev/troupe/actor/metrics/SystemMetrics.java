@@ -46,7 +46,7 @@ public interface SystemMetrics {
     long messagesProcessed();
 
     /**
-     * Sets one listener for sampled batch timings (about one batch in sixteen), for
+     * Sets one listener for sampled batch timings (about one schedule in sixteen), for
      * turning them into a latency histogram. Called on dispatcher threads: must not block
      * or allocate. Null removes it.
      *
