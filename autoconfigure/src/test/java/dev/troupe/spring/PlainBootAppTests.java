@@ -1,0 +1,80 @@
+package dev.troupe.spring;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.AskPattern;
+import dev.troupe.actor.Behavior;
+import dev.troupe.spring.endpoint.TroupeEndpoint;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.actuate.endpoint.HealthDescriptor;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
+import org.springframework.boot.health.actuate.endpoint.IndicatedHealthDescriptor;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A plain Boot application, configured by nothing but auto-configuration: its actor beans,
+ * the troupe meters, the health indicator (in the readiness group) and the endpoint appear
+ * without any troupe.* property.
+ */
+class PlainBootAppTests {
+
+    @Test
+    void plainAppGetsActorRefsMetricsHealthAndEndpoint() throws Exception {
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(PlainApp.class)
+            .web(WebApplicationType.NONE)
+            // The one Actuator setting every endpoint needs: exposing it (Boot exposes only health by default).
+            .properties("management.endpoints.web.exposure.include=health,troupe")
+            .run()) {
+            final PlainApp.Service service = context.getBean(PlainApp.Service.class);
+            final ActorSystem system = context.getBean(ActorSystem.class);
+            service.counter.tell(new Counter.Increment());
+            final long count = AskPattern.<Counter.Command, Long>ask(service.counter, Counter.Get::new, Duration.ofSeconds(5), system)
+                .toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertThat(count).isEqualTo(1);
+
+            final MeterRegistry registry = context.getBean(MeterRegistry.class);
+            assertThat(registry.get("troupe.actors.live").tag("system", "troupe").gauge().value()).isEqualTo(1.0);
+            assertThat(registry.get("troupe.actor.messages.processed").tag("actor", "counter").functionCounter().count()).isEqualTo(2.0);
+            assertThat(registry.find("jvm.gc.max.data.size").gauge()).as("Boot's own GC meters sit beside ours").isNotNull();
+
+            final HealthEndpoint health = context.getBean(HealthEndpoint.class);
+            final HealthDescriptor troupe = health.healthForPath("troupe");
+            assertThat(troupe).isNotNull();
+            assertThat(((IndicatedHealthDescriptor) troupe).getStatus()).isEqualTo(Status.UP);
+            assertThat(health.healthForPath("readiness", "troupe")).as("troupe is in the readiness group").isNotNull();
+
+            assertThat(context.getBean(TroupeEndpoint.class).report().system().liveActors()).isEqualTo(1);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class PlainApp {
+
+        @Bean
+        @TroupeActor
+        Behavior<Counter.Command> counter() {
+            return Counter.create();
+        }
+
+        @Bean
+        Service service(ActorRef<Counter.Command> counter) {
+            return new Service(counter);
+        }
+
+        record Service(ActorRef<Counter.Command> counter) {
+        }
+    }
+}
