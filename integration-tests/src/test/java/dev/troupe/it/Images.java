@@ -37,7 +37,7 @@ final class Images {
             Path dir = DOCKER_DIR.resolve("sample-app");
             sampleApp = new ImageFromDockerfile("localhost/troupe-sample-app:it", false)
                     .withFileFromPath("Dockerfile", dir.resolve("Dockerfile"))
-                    .withFileFromPath("app.jar", APP_JAR)
+                    .withFileFromPath("troupe-sample-app-it.jar", APP_JAR)
                     .get();
         }
         return sampleApp;
