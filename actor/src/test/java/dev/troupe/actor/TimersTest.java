@@ -111,7 +111,7 @@ class TimersTest {
     void receiveTimeoutFiresAfterIdlenessAndMessagesResetIt() {
         final TestProbe<String> probe = testKit.createTestProbe();
         final ActorRef<String> ref = testKit.spawn(Behaviors.<String>setup(ctx -> {
-            ctx.setReceiveTimeout(Duration.ofMillis(150), "timeout");
+            ctx.setReceiveTimeout(Duration.ofMillis(500), "timeout");
             return Behaviors.receiveMessage(m -> {
                 probe.ref().tell(m);
                 if (m.equals("stop-timeout")) {
@@ -121,7 +121,7 @@ class TimersTest {
             });
         }));
         // Keep it busy for longer than the timeout: no timeout may fire in between.
-        for (int i = 0; i < 6; i++) {
+        for (int i = 0; i < 12; i++) {
             ref.tell("keepalive");
             probe.expectMessage("keepalive");
             sleep(50);

@@ -118,6 +118,8 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorContext<T>,
     // ---- scheduling, written by the thread that won the status CAS ----
     private int scheduleCount;
     private long scheduledAt;
+    /** Messages processed earlier in the current turn; lets a receive-timeout check see activity not yet stamped. */
+    private int turnMessages;
 
     // ---- actor thread only ----
     private int lifecycle = NEW;
@@ -352,7 +354,7 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorContext<T>,
             if (m == null) {
                 break;
             }
-            n++;
+            turnMessages = n++;
             invoke(m);
             if (lifecycle != RUNNING) {
                 break;
@@ -492,6 +494,11 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorContext<T>,
         } catch (Exception e) {
             throw e instanceof RuntimeException ? (RuntimeException) e : new CompletionException(e);
         }
+    }
+
+    /** @return how many messages this turn processed before the current one */
+    int messagesEarlierInTurn() {
+        return turnMessages;
     }
 
     boolean isStoppedBehavior(Behavior<T> b) {

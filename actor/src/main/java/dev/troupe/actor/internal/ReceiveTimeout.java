@@ -84,7 +84,8 @@ final class ReceiveTimeout extends TimerTask {
     void deliver(ActorCell<?> c) throws Exception {
         queued = false;
         final long t = timeoutNanos;
-        if (t != 0 && System.nanoTime() - lastActivity >= t) {
+        // Activity is stamped at the end of a turn; a message processed earlier in this turn counts too.
+        if (t != 0 && c.messagesEarlierInTurn() == 0 && System.nanoTime() - lastActivity >= t) {
             c.receiveUserMessage(msg);
         }
     }
