@@ -196,6 +196,49 @@ class DispatchAndStressTest {
         }
     }
 
+    /**
+     * Two actors bouncing a message on a one-thread dispatcher hand each other the thread through
+     * its run-next slot; that chain must still yield to an actor waiting in the shared queue.
+     */
+    @Test
+    void aPingPongChainDoesNotStarveOtherActors() throws Exception {
+        final ActorTestKit kit = ActorTestKit.create("chain", ActorSystemSettings.builder()
+            .daemonThreads(true)
+            .defaultDispatcher(DispatcherSettings.of("default").withThreads(1))
+            .build());
+        try {
+            final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+            final AtomicLong bounces = new AtomicLong();
+            @SuppressWarnings("unchecked")
+            final ActorRef<String>[] pair = new ActorRef[2];
+            for (int i = 0; i < 2; i++) {
+                final int other = 1 - i;
+                pair[i] = kit.spawn(Behaviors.receiveMessage(m -> {
+                    bounces.incrementAndGet();
+                    if (running.get()) {
+                        pair[other].tell(m);
+                    }
+                    return Behaviors.same();
+                }), "bouncer-" + i);
+            }
+            final CountDownLatch served = new CountDownLatch(1);
+            final ActorRef<String> bystander = kit.spawn(Behaviors.receiveMessage(m -> {
+                served.countDown();
+                return Behaviors.same();
+            }), "bystander");
+            pair[0].tell("ball");
+            while (bounces.get() < 10_000) {
+                Thread.sleep(1);
+            }
+            bystander.tell("are you there");
+            final boolean ok = served.await(10, TimeUnit.SECONDS);
+            running.set(false);
+            assertThat(ok).as("bystander served while the pair keeps bouncing").isTrue();
+        } finally {
+            kit.shutdownTestKit();
+        }
+    }
+
     @Test
     void gracefulShutdownProcessesInFlightMessagesAndRejectsOutsideTells() throws Exception {
         final ActorTestKit kit = ActorTestKit.create("graceful");

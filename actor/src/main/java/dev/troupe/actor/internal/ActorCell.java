@@ -332,7 +332,8 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorContext<T>,
         // producer's offer-then-CAS, so either the producer's CAS succeeds or we see its message here.
         if (hasRunnableWork() && STATUS.compareAndSet(this, IDLE, SCHEDULED)) {
             scheduledAt = (++scheduleCount & SAMPLE_MASK) == 0 ? System.nanoTime() : 0;
-            dispatcher.execute(this);
+            // Back of the shared queue: an actor with more work waits for the others' turns.
+            dispatcher.executeFair(this);
         }
     }
 

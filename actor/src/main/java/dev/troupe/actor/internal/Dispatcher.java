@@ -67,6 +67,35 @@ public final class Dispatcher implements DispatcherMetrics {
             cell.run(null);
             return;
         }
+        final Thread current = Thread.currentThread();
+        if (current instanceof DispatcherThread && ((DispatcherThread) current).dispatcher == this) {
+            // An actor told another actor of this dispatcher: run the recipient next on this thread,
+            // while the sender's data is still in cache and without a trip through the shared queue.
+            // The cell it displaces (if any) goes to the shared queue, where other threads can take it.
+            final ActorCell<?> displaced = ((DispatcherThread) current).swapRunNext(cell);
+            if (displaced == null) {
+                return;
+            }
+            cell = displaced;
+        }
+        enqueue(cell);
+    }
+
+    /**
+     * Schedules a cell at the tail of the shared queue, never in a thread's run-next slot: for
+     * an actor that used up its quantum and must let the others run first.
+     *
+     * @param cell the cell
+     */
+    void executeFair(ActorCell<?> cell) {
+        if (shutdown) {
+            cell.run(null);
+            return;
+        }
+        enqueue(cell);
+    }
+
+    void enqueue(ActorCell<?> cell) {
         runQueue.offer(cell);
         if (shutdown) {
             // The threads may have taken their last poll before our offer: do not strand the cell.

@@ -43,6 +43,9 @@ public final class DispatcherThread extends Thread {
         }
     }
 
+    /** How many cells in a row may run from the run-next slot before the shared queue is polled. */
+    private static final int RUN_NEXT_LIMIT = 64;
+
     final Dispatcher dispatcher;
     final long startNanos;
 
@@ -58,6 +61,8 @@ public final class DispatcherThread extends Thread {
     private long procNanos;
     private long procSamples;
     private volatile int parked;
+    /** A cell to run before polling the shared queue; this thread only. */
+    private ActorCell<?> runNext;
     @SuppressWarnings("unused")
     private long p11, p12, p13, p14, p15, p16, p17, p18;
 
@@ -79,8 +84,22 @@ public final class DispatcherThread extends Thread {
         final int yields = spins + d.idleYields;
         final long maxParkNanos = d.maxParkNanos;
         int idle = 0;
+        int streak = 0;
         while (true) {
-            final ActorCell<?> cell = d.poll();
+            ActorCell<?> cell = runNext;
+            if (cell != null) {
+                runNext = null;
+                if (++streak > RUN_NEXT_LIMIT) {
+                    // A chain of actors handing work to each other must not keep this thread from
+                    // the shared queue forever: after a while the chain goes to the back of the line.
+                    streak = 0;
+                    d.enqueue(cell);
+                    cell = d.poll();
+                }
+            } else {
+                streak = 0;
+                cell = d.poll();
+            }
             if (cell != null) {
                 if (idle >= spins) {
                     endIdle();
@@ -131,6 +150,18 @@ public final class DispatcherThread extends Thread {
         }
         PARKED.setVolatile(this, 0);
         d.parkedCount.decrementAndGet();
+    }
+
+    /**
+     * Puts a cell in the run-next slot; called on this thread only.
+     *
+     * @param cell the cell to run next
+     * @return the cell that was there, or null
+     */
+    ActorCell<?> swapRunNext(ActorCell<?> cell) {
+        final ActorCell<?> previous = runNext;
+        runNext = cell;
+        return previous;
     }
 
     /** @return whether this thread claimed the right to be woken (it was parked) */
