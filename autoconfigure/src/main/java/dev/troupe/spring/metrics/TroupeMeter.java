@@ -12,15 +12,15 @@ package dev.troupe.spring.metrics;
  */
 public enum TroupeMeter {
 
-    ACTORS_LIVE("troupe.actors.live", Type.GAUGE, "actors", "system",
+    ACTORS_LIVE("troupe.actors.live", Type.GAUGE, null, "system",
         "Actors alive now: spawned and not yet stopped, the runtime's guardians excluded"),
-    ACTORS_SPAWNED("troupe.actors.spawned", Type.COUNTER, "actors", "system",
+    ACTORS_SPAWNED("troupe.actors.spawned", Type.COUNTER, null, "system",
         "Actors spawned since the system started"),
-    MAILBOX_BACKLOG("troupe.mailbox.backlog", Type.GAUGE, "messages", "system",
+    MAILBOX_BACKLOG("troupe.mailbox.backlog", Type.GAUGE, null, "system",
         "Messages waiting in all mailboxes of the system together"),
-    DEAD_LETTERS("troupe.dead.letters", Type.COUNTER, "messages", "system, reason",
+    DEAD_LETTERS("troupe.dead.letters", Type.COUNTER, null, "system, reason",
         "Messages that could not be delivered, by reason (stopped, terminated, mailbox-full, unhandled, shutdown, ask-expired, ...)"),
-    MESSAGES_PROCESSED("troupe.messages.processed", Type.COUNTER, "messages", "system, dispatcher",
+    MESSAGES_PROCESSED("troupe.messages.processed", Type.COUNTER, null, "system, dispatcher",
         "Messages processed by the dispatcher's actors"),
     PROCESSING_TIME("troupe.processing.time", Type.FUNCTION_TIMER, "seconds", "system, dispatcher",
         "Time actors spent processing messages, from sampled turns (about one in 16); count is the messages in those turns"),
@@ -28,19 +28,19 @@ public enum TroupeMeter {
         "Mean per-message processing time of each sampled turn, as a histogram for percentiles"),
     MAILBOX_WAIT("troupe.mailbox.wait", Type.FUNCTION_TIMER, "seconds", "system, dispatcher",
         "Time an actor with messages waited from being scheduled to running, sampled (about one turn in 16)"),
-    DISPATCHER_UTILIZATION("troupe.dispatcher.utilization", Type.GAUGE, "ratio", "system, dispatcher",
+    DISPATCHER_UTILIZATION("troupe.dispatcher.utilization", Type.GAUGE, null, "system, dispatcher",
         "Share of the dispatcher's thread time spent busy since the previous read, 0 to 1"),
-    DISPATCHER_THREADS("troupe.dispatcher.threads", Type.GAUGE, "threads", "system, dispatcher",
+    DISPATCHER_THREADS("troupe.dispatcher.threads", Type.GAUGE, null, "system, dispatcher",
         "Threads of the dispatcher (for 'pinned', the live pinned actors)"),
-    DISPATCHER_QUEUED("troupe.dispatcher.queued", Type.GAUGE, "actors", "system, dispatcher",
+    DISPATCHER_QUEUED("troupe.dispatcher.queued", Type.GAUGE, null, "system, dispatcher",
         "Actors scheduled and waiting for a thread of the dispatcher"),
     DISPATCHER_ALLOCATED("troupe.dispatcher.allocated", Type.COUNTER, "bytes", "system, dispatcher",
         "Bytes allocated on the heap by the dispatcher's threads (ThreadMXBean): the garbage the actors make"),
     ALLOCATION_PER_MESSAGE("troupe.allocation.per.message", Type.GAUGE, "bytes", "system, dispatcher",
         "Bytes allocated by the dispatcher's threads per message processed, between two reads"),
-    MAILBOX_SIZE("troupe.mailbox.size", Type.GAUGE, "messages", "system, dispatcher, actor",
+    MAILBOX_SIZE("troupe.mailbox.size", Type.GAUGE, null, "system, dispatcher, actor",
         "Messages waiting in the actor's mailbox (per-actor: bean actors and Props.withMetrics() actors)"),
-    ACTOR_MESSAGES_PROCESSED("troupe.actor.messages.processed", Type.COUNTER, "messages", "system, dispatcher, actor",
+    ACTOR_MESSAGES_PROCESSED("troupe.actor.messages.processed", Type.COUNTER, null, "system, dispatcher, actor",
         "Messages processed by the actor (per-actor)"),
     ACTOR_PROCESSING_TIME("troupe.actor.processing.time", Type.FUNCTION_TIMER, "seconds", "system, dispatcher, actor",
         "Time the actor spent processing messages, from sampled turns (per-actor)");
@@ -74,7 +74,7 @@ public enum TroupeMeter {
         return type;
     }
 
-    /** @return the base unit */
+    /** @return the base unit, or null for plain counts (so Prometheus names carry no unit suffix) */
     public String baseUnit() {
         return baseUnit;
     }

@@ -1,0 +1,152 @@
+package dev.troupe.sample;
+
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import jakarta.annotation.PreDestroy;
+
+/**
+ * Generates traffic so the meters show something: a few closed-loop clients that reserve
+ * and release random SKUs through the same service the REST API uses.
+ *
+ * <pre>
+ * POST /api/load?seconds=30&amp;skus=100&amp;workers=4   start a run (409 if one is running)
+ * GET  /api/load                                  the current or last run
+ * </pre>
+ * or {@code inventory.load.on-startup=true} to start a run when the application is ready.
+ */
+@RestController
+public class LoadGenerator {
+
+    private final InventoryService inventory;
+    private final LoadProperties properties;
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final List<Thread> workers = new ArrayList<>();
+    private volatile long deadlineNanos;
+    private volatile boolean stopping;
+
+    public LoadGenerator(InventoryService inventory, LoadProperties properties) {
+        this.inventory = inventory;
+        this.properties = properties;
+    }
+
+    @EventListener(ApplicationReadyEvent.class)
+    void onReady() {
+        if (properties.isOnStartup()) {
+            start(properties.getDuration(), properties.getSkus(), properties.getWorkers());
+        }
+    }
+
+    @PostMapping("/api/load")
+    public ResponseEntity<Map<String, Object>> startRun(@RequestParam(required = false) Integer seconds,
+                                                        @RequestParam(required = false) Integer skus,
+                                                        @RequestParam(required = false) Integer workers) {
+        final Duration duration = seconds == null ? properties.getDuration() : Duration.ofSeconds(seconds);
+        final int s = skus == null ? properties.getSkus() : skus;
+        final int w = workers == null ? properties.getWorkers() : workers;
+        if (duration.isNegative() || duration.isZero() || duration.compareTo(Duration.ofHours(1)) > 0
+            || s <= 0 || s > 100_000 || w <= 0 || w > 64) {
+            return ResponseEntity.badRequest().body(Map.of("error", "need 0 < seconds <= 3600, 0 < skus <= 100000, 0 < workers <= 64"));
+        }
+        if (!start(duration, s, w)) {
+            return ResponseEntity.status(409).body(status());
+        }
+        return ResponseEntity.accepted().body(status());
+    }
+
+    @GetMapping("/api/load")
+    public Map<String, Object> status() {
+        return Map.of("running", isRunning(), "requests", requests.get(), "refused", refused.get(), "failed", failed.get());
+    }
+
+    /**
+     * @return whether a run is going on
+     */
+    public synchronized boolean isRunning() {
+        for (Thread t : workers) {
+            if (t.isAlive()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    synchronized boolean start(Duration duration, int skus, int workerCount) {
+        if (isRunning() || stopping) {
+            return false;
+        }
+        workers.clear();
+        requests.set(0);
+        refused.set(0);
+        failed.set(0);
+        // Every SKU gets its stock before the clients start.
+        for (int i = 0; i < skus; i++) {
+            inventory.restock(skuId(i), properties.getInitialStock()).toCompletableFuture().join();
+        }
+        deadlineNanos = System.nanoTime() + duration.toNanos();
+        for (int i = 0; i < workerCount; i++) {
+            final Thread t = new Thread(() -> run(skus), "inventory-load-" + i);
+            t.setDaemon(true);
+            workers.add(t);
+            t.start();
+        }
+        return true;
+    }
+
+    private void run(int skus) {
+        final ThreadLocalRandom random = ThreadLocalRandom.current();
+        while (!stopping && System.nanoTime() - deadlineNanos < 0) {
+            final String sku = skuId(random.nextInt(skus));
+            final int quantity = 1 + random.nextInt(3);
+            try {
+                final Sku.Reply reserved = inventory.reserve(sku, quantity).toCompletableFuture().get(5, TimeUnit.SECONDS);
+                requests.incrementAndGet();
+                if (reserved instanceof Sku.Rejected) {
+                    refused.incrementAndGet();
+                    continue;
+                }
+                // Most reservations are released again (a cancelled cart), so stock lasts.
+                if (random.nextInt(10) < 9) {
+                    inventory.release(sku, quantity).toCompletableFuture().get(5, TimeUnit.SECONDS);
+                    requests.incrementAndGet();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                failed.incrementAndGet();
+            }
+        }
+    }
+
+    static String skuId(int i) {
+        return "SKU-" + i;
+    }
+
+    @PreDestroy
+    void stop() throws InterruptedException {
+        stopping = true;
+        final List<Thread> running;
+        synchronized (this) {
+            running = new ArrayList<>(workers);
+        }
+        for (Thread t : running) {
+            t.join(5_000);
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package dev.troupe.sample;
+
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The sample service on a real port: reserve stock over HTTP, then read the troupe meters
+ * from {@code /actuator/prometheus} and the actor system from {@code /actuator/troupe}.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {"server.address=127.0.0.1", "troupe.default-dispatcher.threads=2", "troupe.metrics.refresh-interval=200ms"})
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class InventoryApplicationTests {
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    HealthEndpoint health;
+
+    @Test
+    @Order(1)
+    void reserveOverHttpThenSeeItInPrometheusAndTheTroupeEndpoint() throws Exception {
+        assertThat(call("POST", "/api/skus/A-1/stock?quantity=10").statusCode()).isEqualTo(200);
+        assertThat(call("POST", "/api/skus/B-2/stock?quantity=1").statusCode()).isEqualTo(200);
+        final HttpResponse<String> reserved = call("POST", "/api/skus/A-1/reservations?quantity=3");
+        assertThat(reserved.statusCode()).isEqualTo(200);
+        assertThat(reserved.body()).contains("\"available\":7").contains("\"reserved\":3");
+        final HttpResponse<String> refused = call("POST", "/api/skus/B-2/reservations?quantity=5");
+        assertThat(refused.statusCode()).isEqualTo(409);
+        assertThat(refused.body()).contains("insufficient stock");
+        assertThat(call("DELETE", "/api/skus/A-1/reservations?quantity=1").body()).contains("\"available\":8");
+        assertThat(call("GET", "/api/skus/A-1").body()).contains("\"available\":8").contains("\"reserved\":2");
+        assertThat(call("POST", "/api/skus/bad%20id/stock?quantity=1").statusCode()).isEqualTo(400);
+        assertThat(call("GET", "/api/refusals").body()).contains("\"insufficient-stock\":1");
+
+        // Six commands went through the inventory actor; the audit actor got one event and one query.
+        final String prometheus = call("GET", "/actuator/prometheus").body();
+        assertThat(value(prometheus, "troupe_actor_messages_processed_total", "actor=\"inventory\"")).isEqualTo(6.0);
+        assertThat(value(prometheus, "troupe_actor_messages_processed_total", "actor=\"audit\"")).isEqualTo(2.0);
+        assertThat(value(prometheus, "troupe_mailbox_size", "actor=\"inventory\"")).isEqualTo(0.0);
+        // inventory, audit and two SKU actors; the SKU actors have no series of their own.
+        assertThat(value(prometheus, "troupe_actors_live", "system=\"inventory\"")).isEqualTo(4.0);
+        assertThat(prometheus).doesNotContain("actor=\"inventory/sku-A-1\"");
+        assertThat(value(prometheus, "troupe_dead_letters_total", "reason=\"mailbox-full\"")).isEqualTo(0.0);
+        assertThat(value(prometheus, "troupe_messages_processed_total", "dispatcher=\"default\"")).isGreaterThanOrEqualTo(6 + 6 + 2);
+        assertThat(prometheus).contains("troupe_dispatcher_utilization{").contains("troupe_dispatcher_allocated_bytes_total{")
+            .contains("troupe_allocation_per_message_bytes{").contains("troupe_processing_time_seconds_count{")
+            .contains("troupe_mailbox_wait_seconds_count{").contains("jvm_gc_");
+
+        final String troupe = call("GET", "/actuator/troupe").body();
+        assertThat(troupe).contains("\"name\":\"inventory\"").contains("\"liveActors\":4").contains("\"state\":\"running\"")
+            .contains("\"dispatchers\":[").contains("\"byReason\":{");
+        final String actors = call("GET", "/actuator/troupe/actors?offset=0&limit=10").body();
+        assertThat(actors).contains("troupe://inventory/user/inventory/sku-A-1").contains("troupe://inventory/user/audit");
+
+        // The troupe indicator is UP, and a member of the readiness group (Boot's probe groups
+        // hide their components over HTTP, so membership is read from the endpoint bean).
+        assertThat(call("GET", "/actuator/health/readiness").statusCode()).isEqualTo(200);
+        assertThat(call("GET", "/actuator/health").body()).contains("\"troupe\":{").contains("\"mailboxBacklog\":");
+        assertThat(health.healthForPath("readiness", "troupe")).isNotNull();
+        assertThat(health.healthForPath("liveness", "troupe")).isNull();
+    }
+
+    @Test
+    @Order(2)
+    void loadGeneratorProducesTrafficThatTheMetersShow() throws Exception {
+        final double before = value(call("GET", "/actuator/prometheus").body(), "troupe_messages_processed_total", "dispatcher=\"default\"");
+        assertThat(call("POST", "/api/load?seconds=1&skus=20&workers=2").statusCode()).isEqualTo(202);
+        for (int i = 0; i < 200 && call("GET", "/api/load").body().contains("\"running\":true"); i++) {
+            Thread.sleep(50);
+        }
+        final String status = call("GET", "/api/load").body();
+        assertThat(status).contains("\"running\":false").contains("\"failed\":0");
+        final double after = value(call("GET", "/actuator/prometheus").body(), "troupe_messages_processed_total", "dispatcher=\"default\"");
+        assertThat(after - before).isGreaterThan(100);
+    }
+
+    private HttpResponse<String> call(String method, String path) throws IOException, InterruptedException {
+        final HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(10))
+            .method(method, HttpRequest.BodyPublishers.noBody())
+            .build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** @return the value of the one sample of a Prometheus metric whose labels contain {@code label} */
+    static double value(String exposition, String metric, String label) {
+        final Matcher m = Pattern.compile("(?m)^" + Pattern.quote(metric) + "\\{([^}]*)\\} (\\S+)$").matcher(exposition);
+        Double found = null;
+        while (m.find()) {
+            if (m.group(1).contains(label)) {
+                assertThat(found).as("one sample of " + metric + " with " + label).isNull();
+                found = Double.parseDouble(m.group(2));
+            }
+        }
+        assertThat(found).as(metric + "{" + label + "} in\n" + exposition).isNotNull();
+        return found;
+    }
+}
