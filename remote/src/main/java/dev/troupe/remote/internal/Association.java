@@ -240,7 +240,7 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
             core.deadLetters.publish(message, recipient.path(), DeadLetterReason.UNKNOWN_RECIPIENT);
             return;
         }
-        if (state == AssociationState.CLOSED) {
+        if (state == AssociationState.CLOSED || core.isShutdown()) {
             core.deadLetters.publish(message, recipient.path(), DeadLetterReason.TERMINATED);
             return;
         }
@@ -297,7 +297,20 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
     private void wakeDrainer() {
         // At most one pending drain task: producers that find it scheduled just leave their record.
         if ((int) DRAIN_SCHEDULED.getAcquire(this) == 0 && DRAIN_SCHEDULED.compareAndSet(this, 0, 1)) {
-            loop.execute(drainTask);
+            execute(drainTask);
+        }
+    }
+
+    /**
+     * Runs a task on the loop; after the transport shut down the loop refuses tasks, and the
+     * caller (often an actor stopping) must not see an exception for that.
+     */
+    private boolean execute(Runnable task) {
+        try {
+            loop.execute(task);
+            return true;
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return false;
         }
     }
 
@@ -448,7 +461,7 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
             }
             started = true;
         }
-        loop.execute(() -> {
+        execute(() -> {
             if (closing) {
                 return;
             }
@@ -580,7 +593,7 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
 
     /** The peer said it is shutting down: its actors are gone, no need to wait for the detector. */
     void onPeerShutdown() {
-        loop.execute(() -> {
+        execute(() -> {
             if (state != AssociationState.UNREACHABLE && !peerLost) {
                 nodeLost("it shut down");
             }
@@ -675,8 +688,11 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
     }
 
     private void enqueueSystem(int kind, String watchee, String watcher, boolean failed) {
+        if (state == AssociationState.CLOSED) {
+            return; // shut down: the peer learns from CLOSE or its failure detector
+        }
         start();
-        loop.execute(() -> {
+        execute(() -> {
             final PendingSystem p = new PendingSystem(++nextSystemSeq, kind, watchee, watcher, failed);
             unacked.add(p);
             final Channel ch = channel;

@@ -225,7 +225,11 @@ public final class InboundConnection extends ChannelInboundHandlerAdapter implem
         if (a.loop.inEventLoop()) {
             a.observeUid(uid);
         } else {
-            a.loop.execute(() -> a.observeUid(uid));
+            try {
+                a.loop.execute(() -> a.observeUid(uid));
+            } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
+                ctx.close();
+            }
         }
     }
 

@@ -1,0 +1,217 @@
+package dev.troupe.remote;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.Terminated;
+import dev.troupe.actor.testkit.TestProbe;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two nodes in separate JVMs on 127.0.0.1: this test's JVM ({@code alpha}) and a child process
+ * ({@code beta}, {@link NodeMain}) started with {@code java} from {@code java.home}.
+ */
+class MultiNodeTest {
+
+    /** Heartbeats every 200 ms, pause 800 ms, threshold 10: a dead node is declared within about 2 s. */
+    private static final Duration DETECTION_BOUND = Duration.ofSeconds(6);
+
+    private final RemoteTestKit kit = new RemoteTestKit();
+    private final List<Child> children = new ArrayList<>();
+
+    @AfterEach
+    void tearDown() {
+        for (Child c : children) {
+            c.process.destroyForcibly();
+        }
+        kit.close();
+    }
+
+    private static final class Child {
+        final Process process;
+        final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        final Writer stdin;
+
+        Child(Process process) {
+            this.process = process;
+            this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+            final Thread reader = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                    String l;
+                    while ((l = r.readLine()) != null) {
+                        lines.add(l);
+                    }
+                } catch (IOException ignored) {
+                    // process ended
+                }
+            }, "child-stdout");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        String expectLine(String prefix, Duration timeout) throws InterruptedException {
+            final long deadline = System.nanoTime() + timeout.toNanos();
+            while (true) {
+                final long left = deadline - System.nanoTime();
+                final String l = left > 0 ? lines.poll(left, TimeUnit.NANOSECONDS) : null;
+                if (l == null) {
+                    throw new AssertionError("child printed no line starting with '" + prefix + "' within " + timeout.toMillis() + " ms");
+                }
+                if (l.startsWith(prefix)) {
+                    return l;
+                }
+            }
+        }
+
+        void command(String line) throws IOException {
+            stdin.write(line + "\n");
+            stdin.flush();
+        }
+    }
+
+    private Child startChild(String system, int port) throws IOException, InterruptedException {
+        final List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("--add-opens");
+        cmd.add("java.base/jdk.internal.misc=ALL-UNNAMED");
+        if (Runtime.version().feature() >= 24) {
+            cmd.add("--sun-misc-unsafe-memory-access=allow");
+            cmd.add("--enable-native-access=ALL-UNNAMED");
+        }
+        cmd.add("-Xmx256m");
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-XX:TieredStopAtLevel=1");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(NodeMain.class.getName());
+        cmd.add(system);
+        cmd.add(Integer.toString(port));
+        final Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        final Child c = new Child(p);
+        children.add(c);
+        c.expectLine("READY", Duration.ofSeconds(30));
+        return c;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            return s.getLocalPort();
+        }
+    }
+
+    @Test
+    void requestReplyDeathWatchBothWaysKillAndRestart() throws Exception {
+        final RemoteTransport alpha = kit.node("alpha");
+        final int port = freePort();
+        final Child beta = startChild("beta", port);
+        final String betaAddress = "troupe://beta@127.0.0.1:" + port + "/";
+
+        // request and reply across JVMs, with a replyTo ref
+        final ActorRef<Ping> echo = alpha.actorRef(betaAddress + "user/echo", Ping.class);
+        final TestProbe<Ping.Pong> probe = TestProbe.create(alpha.system());
+        echo.tell(new Ping(1, probe.ref()));
+        probe.expectMessage(Duration.ofSeconds(10), new Ping.Pong(1));
+
+        // beta watches an actor of alpha; stopping it reaches beta as Terminated
+        final ActorRef<String> target = alpha.system().spawn(Behaviors.<String>receiveMessage(m -> Behaviors.stopped()), "target");
+        beta.command("watch " + alpha.addressOf(target));
+        beta.expectLine("WATCHING", Duration.ofSeconds(10));
+        Thread.sleep(300); // let the watch cross before the stop
+        target.tell("stop");
+        assertThat(beta.expectLine("TERMINATED", Duration.ofSeconds(10))).endsWith("/user/target");
+
+        // alpha watches beta's echo; kill -9 of beta delivers Terminated within the detector bound
+        final TestProbe<String> terminated = TestProbe.create(alpha.system());
+        alpha.system().spawn(Behaviors.<Void>setup(ctx -> {
+            ctx.watch(echo);
+            return Behaviors.<Void>receiveSignal((c, s) -> {
+                if (s instanceof Terminated) {
+                    terminated.ref().tell("terminated " + ((Terminated) s).getRef().path());
+                }
+                return Behaviors.same();
+            });
+        }), "watcher");
+        Thread.sleep(500); // the watch is acknowledged well within this
+        final long uidBefore = alpha.metrics().peers().stream().filter(p -> p.address().startsWith("beta@")).findFirst().orElseThrow().peerUid();
+        final long killedAt = System.nanoTime();
+        beta.process.destroyForcibly(); // SIGKILL
+        assertThat(beta.process.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(terminated.receiveMessage(DETECTION_BOUND)).isEqualTo("terminated " + betaAddress + "user/echo");
+        final long detectedMs = (System.nanoTime() - killedAt) / 1_000_000;
+        System.out.println("kill -9 detected after " + detectedMs + " ms");
+
+        // a node whose peer is down keeps serving local traffic
+        final TestProbe<Ping.Pong> local = TestProbe.create(alpha.system());
+        final ActorRef<Ping> localEcho = alpha.system().spawn(RemoteTestKit.echo(), "local-echo");
+        for (int i = 0; i < 100; i++) {
+            localEcho.tell(new Ping(i, local.ref()));
+        }
+        assertThat(local.receiveMessages(100, Duration.ofSeconds(5))).hasSize(100);
+        final PeerMetrics peer = alpha.metrics().peers().stream().filter(p -> p.address().startsWith("beta@")).findFirst().orElseThrow();
+        assertThat(peer.state()).isEqualTo(AssociationState.UNREACHABLE);
+        assertThat(peer.nodesLost()).isEqualTo(1);
+
+        // the restarted node (new UID) is reachable again through the same lookup ref
+        startChild("beta", port);
+        final TestProbe<Ping.Pong> again = TestProbe.create(alpha.system());
+        RemoteTestKit.await("restarted beta answers", Duration.ofSeconds(20), () -> {
+            echo.tell(new Ping(2, again.ref()));
+            try {
+                return again.receiveMessage(Duration.ofMillis(300)).equals(new Ping.Pong(2));
+            } catch (AssertionError notYet) {
+                return false;
+            }
+        });
+        assertThat(peer.peerUid()).isNotEqualTo(uidBefore).isNotZero();
+        assertThat(peer.state()).isEqualTo(AssociationState.ACTIVE);
+        assertThat(peer.reconnects()).isGreaterThan(0);
+    }
+
+    @Test
+    void gracefulShutdownOfAPeerTerminatesWatchersAtOnce() throws Exception {
+        final RemoteTransport alpha = kit.node("alpha");
+        final int port = freePort();
+        final Child beta = startChild("beta", port);
+        final ActorRef<Ping> echo = alpha.actorRef("troupe://beta@127.0.0.1:" + port + "/user/echo", Ping.class);
+        final TestProbe<Ping.Pong> probe = TestProbe.create(alpha.system());
+        echo.tell(new Ping(1, probe.ref()));
+        probe.expectMessage(Duration.ofSeconds(10), new Ping.Pong(1));
+        final TestProbe<String> terminated = TestProbe.create(alpha.system());
+        alpha.system().spawn(Behaviors.<Void>setup(ctx -> {
+            ctx.watch(echo);
+            return Behaviors.<Void>receiveSignal((c, s) -> {
+                if (s instanceof Terminated) {
+                    terminated.ref().tell("terminated");
+                }
+                return Behaviors.same();
+            });
+        }), "watcher");
+        Thread.sleep(300);
+        beta.command("exit");
+        assertThat(terminated.receiveMessage(Duration.ofSeconds(5))).isEqualTo("terminated");
+        if (!beta.process.waitFor(10, TimeUnit.SECONDS)) {
+            final Process js = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jstack").toString(),
+                Long.toString(beta.process.pid())).redirectErrorStream(true).start();
+            System.out.println(new String(js.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        }
+        assertThat(beta.process.waitFor(1, TimeUnit.SECONDS)).isTrue();
+        assertThat(beta.process.exitValue()).isZero();
+    }
+}

@@ -1,0 +1,55 @@
+package dev.troupe.remote;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.Terminated;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A node in its own JVM for the multi-node tests: {@code NodeMain <system> <port>}. Runs an
+ * {@code echo} actor, prints {@code READY <uid>}, and reads commands from stdin:
+ * {@code watch <path>} watches a remote actor and prints {@code TERMINATED <path>} when it stops;
+ * {@code exit} shuts down gracefully.
+ */
+public final class NodeMain {
+
+    private NodeMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        final ActorSystem system = ActorSystem.create(args[0]);
+        final RemoteTransport transport = RemoteTransport.start(system,
+            RemoteTestKit.settings().bindPort(Integer.parseInt(args[1])).build());
+        system.spawn(RemoteTestKit.echo(), "echo");
+        System.out.println("READY " + Long.toHexString(system.uid()) + " " + transport.address());
+        System.out.flush();
+        final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.startsWith("watch ")) {
+                final ActorRef<Object> target = transport.actorRef(line.substring(6).trim(), Object.class);
+                system.spawnAnonymous(Behaviors.<Void>setup(ctx -> {
+                    ctx.watch(target);
+                    System.out.println("WATCHING " + target.path());
+                    System.out.flush();
+                    return Behaviors.<Void>receiveSignal((c, s) -> {
+                        if (s instanceof Terminated) {
+                            System.out.println("TERMINATED " + ((Terminated) s).getRef().path());
+                            System.out.flush();
+                        }
+                        return Behaviors.same();
+                    });
+                }));
+            } else if (line.equals("exit")) {
+                break;
+            }
+        }
+        transport.shutdown(java.time.Duration.ofSeconds(1));
+        system.terminate().toCompletableFuture().join();
+        System.exit(0);
+    }
+}
