@@ -169,6 +169,23 @@ class SupervisionTest {
     }
 
     @Test
+    void setupThatFailsAgainOnRestartStopsInsteadOfLooping() {
+        final TestProbe<String> events = testKit.createTestProbe();
+        final int[] starts = new int[1];
+        final ActorRef<Cmd> ref = testKit.spawn(Behaviors.supervise(Behaviors.<Cmd>setup(ctx -> {
+            if (starts[0]++ > 0) {
+                throw new IllegalStateException("setup fails from the second start on");
+            }
+            return Behaviors.receiveMessage(m -> {
+                throw new IllegalArgumentException("first failure");
+            });
+        })).onFailure(SupervisorStrategy.restart()), "failing-setup");
+        ref.tell(new Boom("x"));
+        events.expectTerminated(ref);
+        assertThat(starts[0]).isEqualTo(2);
+    }
+
+    @Test
     void restartStopsChildrenFirst() {
         final TestProbe<String> events = testKit.createTestProbe();
         final ActorRef<Cmd> ref = testKit.spawn(Behaviors.supervise(Behaviors.<Cmd>setup(ctx -> {

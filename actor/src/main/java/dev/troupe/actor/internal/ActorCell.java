@@ -743,8 +743,14 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorContext<T>,
                 behavior = started;
             }
         } catch (Throwable t) {
-            // Setup failed again: supervision of the new incarnation decides (without supervision, stop).
-            handleFailure(t);
+            // Setup failed again. A backoff strategy retries after its pause; anything else would
+            // restart straight into the same failure, so the actor stops.
+            if (strategyFor(t) instanceof SupervisorStrategy.Backoff) {
+                handleFailure(t);
+            } else {
+                LOG.log(System.Logger.Level.ERROR, "actor " + path + " failed in setup while restarting; stopping", t);
+                initiateTermination(t);
+            }
         }
     }
 
