@@ -173,18 +173,19 @@ public final class Dispatcher implements DispatcherMetrics {
 
     @Override
     public long messagesProcessed() {
-        long sum = 0;
-        for (DispatcherThread t : threads) {
-            sum += t.processed();
-        }
-        return sum;
+        return sumThreads(DispatcherThread::processed);
     }
 
     @Override
     public long runs() {
+        return sumThreads(DispatcherThread::runs);
+    }
+
+    /** Scrape-time sum of one per-thread counter. */
+    private long sumThreads(java.util.function.ToLongFunction<DispatcherThread> counter) {
         long sum = 0;
         for (DispatcherThread t : threads) {
-            sum += t.runs();
+            sum += counter.applyAsLong(t);
         }
         return sum;
     }
@@ -211,38 +212,22 @@ public final class Dispatcher implements DispatcherMetrics {
 
     @Override
     public long mailboxWaitNanos() {
-        long sum = 0;
-        for (DispatcherThread t : threads) {
-            sum += t.waitNanos();
-        }
-        return sum;
+        return sumThreads(DispatcherThread::waitNanos);
     }
 
     @Override
     public long mailboxWaitSamples() {
-        long sum = 0;
-        for (DispatcherThread t : threads) {
-            sum += t.waitSamples();
-        }
-        return sum;
+        return sumThreads(DispatcherThread::waitSamples);
     }
 
     @Override
     public long processingNanos() {
-        long sum = 0;
-        for (DispatcherThread t : threads) {
-            sum += t.procNanos();
-        }
-        return sum;
+        return sumThreads(DispatcherThread::procNanos);
     }
 
     @Override
     public long processingSamples() {
-        long sum = 0;
-        for (DispatcherThread t : threads) {
-            sum += t.procSamples();
-        }
-        return sum;
+        return sumThreads(DispatcherThread::procSamples);
     }
 
     @Override

@@ -134,6 +134,14 @@ public final class Dispatchers {
         private long retiredProcSamples;
         private long retiredAllocated;
 
+        private long sumLive(java.util.function.ToLongFunction<Dispatcher> counter) {
+            long s = 0;
+            for (Dispatcher d : pinned) {
+                s += counter.applyAsLong(d);
+            }
+            return s;
+        }
+
         synchronized void retire(Dispatcher d) {
             final long allocated = d.allocatedBytes();
             if (allocated > 0) {
@@ -161,38 +169,22 @@ public final class Dispatchers {
 
         @Override
         public synchronized long messagesProcessed() {
-            long s = retiredProcessed;
-            for (Dispatcher d : pinned) {
-                s += d.messagesProcessed();
-            }
-            return s;
+            return retiredProcessed + sumLive(Dispatcher::messagesProcessed);
         }
 
         @Override
         public synchronized long runs() {
-            long s = retiredRuns;
-            for (Dispatcher d : pinned) {
-                s += d.runs();
-            }
-            return s;
+            return retiredRuns + sumLive(Dispatcher::runs);
         }
 
         @Override
         public synchronized long busyNanos() {
-            long s = retiredBusy;
-            for (Dispatcher d : pinned) {
-                s += d.busyNanos();
-            }
-            return s;
+            return retiredBusy + sumLive(Dispatcher::busyNanos);
         }
 
         @Override
         public synchronized long elapsedNanos() {
-            long s = retiredElapsed;
-            for (Dispatcher d : pinned) {
-                s += d.elapsedNanos();
-            }
-            return s;
+            return retiredElapsed + sumLive(Dispatcher::elapsedNanos);
         }
 
         @Override
@@ -206,38 +198,22 @@ public final class Dispatchers {
 
         @Override
         public synchronized long mailboxWaitNanos() {
-            long s = retiredWait;
-            for (Dispatcher d : pinned) {
-                s += d.mailboxWaitNanos();
-            }
-            return s;
+            return retiredWait + sumLive(Dispatcher::mailboxWaitNanos);
         }
 
         @Override
         public synchronized long mailboxWaitSamples() {
-            long s = retiredWaitSamples;
-            for (Dispatcher d : pinned) {
-                s += d.mailboxWaitSamples();
-            }
-            return s;
+            return retiredWaitSamples + sumLive(Dispatcher::mailboxWaitSamples);
         }
 
         @Override
         public synchronized long processingNanos() {
-            long s = retiredProc;
-            for (Dispatcher d : pinned) {
-                s += d.processingNanos();
-            }
-            return s;
+            return retiredProc + sumLive(Dispatcher::processingNanos);
         }
 
         @Override
         public synchronized long processingSamples() {
-            long s = retiredProcSamples;
-            for (Dispatcher d : pinned) {
-                s += d.processingSamples();
-            }
-            return s;
+            return retiredProcSamples + sumLive(Dispatcher::processingSamples);
         }
 
         @Override
