@@ -2,6 +2,8 @@ package dev.troupe.spring.autoconfigure;
 
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.spring.endpoint.TroupeEndpoint;
+import dev.troupe.spring.endpoint.TroupeEndpointContributor;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,7 +24,8 @@ public class TroupeEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    TroupeEndpoint troupeEndpoint(ActorSystem system, TroupeProperties properties) {
-        return new TroupeEndpoint(system, properties.getEndpoint().getLargestMailboxes(), properties.getEndpoint().getMaxPageSize());
+    TroupeEndpoint troupeEndpoint(ActorSystem system, TroupeProperties properties, ObjectProvider<TroupeEndpointContributor> contributors) {
+        return new TroupeEndpoint(system, properties.getEndpoint().getLargestMailboxes(), properties.getEndpoint().getMaxPageSize(),
+            contributors.orderedStream().toList());
     }
 }

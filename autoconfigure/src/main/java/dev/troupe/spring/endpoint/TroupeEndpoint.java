@@ -30,6 +30,8 @@ import java.util.PriorityQueue;
  *   <li>{@code GET /actuator/troupe/mailboxes?limit=10}: the largest mailboxes.</li>
  *   <li>{@code GET /actuator/troupe/dead-letters}: counts by reason and the most recent ones.</li>
  *   <li>{@code GET /actuator/troupe/dispatchers}: each dispatcher's threads and load.</li>
+ *   <li>{@code GET /actuator/troupe/<name>}: a section added by a {@link TroupeEndpointContributor},
+ *       such as {@code remote} (the transport's peers).</li>
  * </ul>
  *
  * <p>Every answer is bounded in size whatever the number of actors; building one walks the
@@ -43,6 +45,7 @@ public class TroupeEndpoint {
     private final ActorSystem system;
     private final int largestMailboxes;
     private final int maxPageSize;
+    private final List<TroupeEndpointContributor> contributors;
 
     /**
      * @param system the actor system
@@ -50,16 +53,31 @@ public class TroupeEndpoint {
      * @param maxPageSize the most actors one page of the tree holds
      */
     public TroupeEndpoint(ActorSystem system, int largestMailboxes, int maxPageSize) {
+        this(system, largestMailboxes, maxPageSize, List.of());
+    }
+
+    /**
+     * @param system the actor system
+     * @param largestMailboxes how many of the largest mailboxes the summary lists
+     * @param maxPageSize the most actors one page of the tree holds
+     * @param contributors further sections, such as the remote transport's peers
+     */
+    public TroupeEndpoint(ActorSystem system, int largestMailboxes, int maxPageSize, List<TroupeEndpointContributor> contributors) {
         this.system = system;
         this.largestMailboxes = largestMailboxes;
         this.maxPageSize = maxPageSize;
+        this.contributors = List.copyOf(contributors);
     }
 
     /** @return the system, dispatchers, largest mailboxes and dead letters */
     @ReadOperation
     public TroupeReport report() {
         final SystemMetrics m = system.metrics();
-        return new TroupeReport(systemInfo(m), dispatchers(m), largest(m, largestMailboxes), deadLetters(m.deadLetters(), 10));
+        final Map<String, Object> extra = new LinkedHashMap<>();
+        for (TroupeEndpointContributor c : contributors) {
+            extra.put(c.name(), c.contribute());
+        }
+        return new TroupeReport(systemInfo(m), dispatchers(m), largest(m, largestMailboxes), deadLetters(m.deadLetters(), 10), extra);
     }
 
     /**
@@ -81,6 +99,11 @@ public class TroupeEndpoint {
             case "dispatchers":
                 return dispatchers(m);
             default:
+                for (TroupeEndpointContributor c : contributors) {
+                    if (c.name().equals(section)) {
+                        return c.contribute();
+                    }
+                }
                 return null;
         }
     }
@@ -171,7 +194,7 @@ public class TroupeEndpoint {
 
     /** The summary. */
     public record TroupeReport(SystemInfo system, List<DispatcherInfo> dispatchers, List<MailboxEntry> largestMailboxes,
-                               DeadLetterInfo deadLetters) {
+                               DeadLetterInfo deadLetters, Map<String, Object> extensions) {
     }
 
     /** The system as a whole. */

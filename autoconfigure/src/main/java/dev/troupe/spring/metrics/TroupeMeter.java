@@ -8,7 +8,9 @@ package dev.troupe.spring.metrics;
  * <p>Tags: {@code system} (the actor system's name) on every meter; {@code dispatcher} on
  * dispatcher and per-actor meters; {@code actor} only on per-actor meters, which exist only
  * for bean actors and actors spawned with {@code Props.withMetrics()}, so spawning many
- * children never adds series; {@code reason} on dead letters (a closed set of values).
+ * children never adds series; {@code reason} on dead letters and rejected frames (closed
+ * sets of values); {@code peer} and {@code direction} on remote meters (one peer value per
+ * configured or contacted node).
  */
 public enum TroupeMeter {
 
@@ -43,7 +45,27 @@ public enum TroupeMeter {
     ACTOR_MESSAGES_PROCESSED("troupe.actor.messages.processed", Type.COUNTER, null, "system, dispatcher, actor",
         "Messages processed by the actor (per-actor)"),
     ACTOR_PROCESSING_TIME("troupe.actor.processing.time", Type.FUNCTION_TIMER, "seconds", "system, dispatcher, actor",
-        "Time the actor spent processing messages, from sampled turns (per-actor)");
+        "Time the actor spent processing messages, from sampled turns (per-actor)"),
+    REMOTE_MESSAGES("troupe.remote.messages", Type.COUNTER, null, "system, peer, direction",
+        "User messages sent to (direction=out) and received from (direction=in) a peer node"),
+    REMOTE_BYTES("troupe.remote.bytes", Type.COUNTER, "bytes", "system, peer, direction",
+        "Frame bytes, headers included, sent to and received from a peer node"),
+    REMOTE_ASSOCIATIONS("troupe.remote.associations", Type.GAUGE, null, "system, state",
+        "Associations with peer nodes by state (connecting, active, unreachable, closed)"),
+    REMOTE_OUTBOUND_QUEUED("troupe.remote.outbound.queued", Type.GAUGE, "bytes", "system, peer",
+        "Bytes waiting in the outbound buffer to a peer"),
+    REMOTE_OUTBOUND_OVERFLOWS("troupe.remote.outbound.overflows", Type.COUNTER, null, "system, peer",
+        "Messages to a peer dropped (as dead letters 'outbound-overflow') because its outbound buffer was full"),
+    REMOTE_PHI("troupe.remote.phi", Type.GAUGE, null, "system, peer",
+        "The failure detector's phi for a peer; above the threshold the peer is unreachable"),
+    REMOTE_RECONNECTS("troupe.remote.reconnects", Type.COUNTER, null, "system, peer",
+        "Reconnections to a peer"),
+    REMOTE_NODES_LOST("troupe.remote.nodes.lost", Type.COUNTER, null, "system, peer",
+        "Times a peer was declared lost (failure detector, restart with a new UID, or its shutdown)"),
+    REMOTE_FRAMES_REJECTED("troupe.remote.frames.rejected", Type.COUNTER, null, "system, reason",
+        "Frames or connections refused, by reason (bad-magic, frame-too-large, auth-failed, ...)"),
+    REMOTE_INBOUND_CONNECTIONS("troupe.remote.inbound.connections", Type.GAUGE, null, "system",
+        "Inbound connections open now");
 
     /** The Micrometer meter type. */
     public enum Type {

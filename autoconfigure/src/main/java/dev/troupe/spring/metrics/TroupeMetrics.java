@@ -62,6 +62,7 @@ public final class TroupeMetrics implements MeterBinder, AutoCloseable {
     private final Tags systemTags;
     private final List<Bound> bound = new CopyOnWriteArrayList<>();
     private final SampledProcessing sampled = new SampledProcessing();
+    private final List<Runnable> refreshHooks = new CopyOnWriteArrayList<>();
     private ScheduledExecutorService refresher;
     private boolean closed;
 
@@ -105,6 +106,19 @@ public final class TroupeMetrics implements MeterBinder, AutoCloseable {
         for (Bound b : bound) {
             b.refresh();
         }
+        for (Runnable hook : refreshHooks) {
+            hook.run();
+        }
+    }
+
+    /**
+     * Runs a hook on every refresh, for binders whose meters also come and go (the remote
+     * transport's peers).
+     *
+     * @param hook the hook; must be quick
+     */
+    public void addRefreshHook(Runnable hook) {
+        refreshHooks.add(hook);
     }
 
     private synchronized void startRefresher() {

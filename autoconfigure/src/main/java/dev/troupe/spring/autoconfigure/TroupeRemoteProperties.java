@@ -1,0 +1,333 @@
+package dev.troupe.spring.autoconfigure;
+
+import dev.troupe.actor.ActorPath;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The remote transport, under {@code troupe.remote.*}. Off unless
+ * {@code troupe.remote.enabled=true}; then a secret (or an SSL bundle for mutual TLS) is
+ * required unless {@code troupe.remote.insecure=true} says otherwise.
+ */
+@ConfigurationProperties("troupe.remote")
+public class TroupeRemoteProperties implements Validator {
+
+    /**
+     * Whether to start the remote transport.
+     */
+    private boolean enabled = false;
+
+    /**
+     * Address to listen on. Loopback by default: set it to reach other machines.
+     */
+    private String bindHost = "127.0.0.1";
+
+    /**
+     * Port to listen on; 0 picks a free one.
+     */
+    private int bindPort = 25520;
+
+    /**
+     * Host other nodes use to reach this one (in actor paths). Defaults to the bind host.
+     */
+    private String canonicalHost;
+
+    /**
+     * Port other nodes use to reach this one. Defaults to the bound port.
+     */
+    private Integer canonicalPort;
+
+    /**
+     * Shared secret (at least 16 bytes) every node proves in the handshake.
+     */
+    private String secret;
+
+    /**
+     * Whether to allow a transport with neither a secret nor mutual TLS.
+     */
+    private boolean insecure = false;
+
+    private final Ssl ssl = new Ssl();
+
+    /**
+     * Largest frame accepted or sent; bigger messages are refused before any allocation.
+     */
+    private DataSize maxFrameSize = DataSize.ofKilobytes(256);
+
+    /**
+     * Outbound buffer per peer, a power of two at least 8 times the max frame size; a full
+     * buffer sends messages to dead letters as 'outbound-overflow'.
+     */
+    private DataSize outboundBufferSize = DataSize.ofMegabytes(2);
+
+    /**
+     * Number of I/O threads.
+     */
+    private int ioThreads = 1;
+
+    /**
+     * Interval between heartbeats to each peer.
+     */
+    private Duration heartbeatInterval = Duration.ofSeconds(1);
+
+    /**
+     * Whether to use the epoll transport where available.
+     */
+    private boolean nativeTransport = true;
+
+    /**
+     * How long to let outbound messages drain when the application stops.
+     */
+    private Duration flushTimeout = Duration.ofSeconds(1);
+
+    /**
+     * Known nodes by name, each 'system@host:port'.
+     */
+    private final Map<String, String> peers = new LinkedHashMap<>();
+
+    /**
+     * Remote ActorRef beans by bean name: the actor's peer, path and message type.
+     */
+    private final Map<String, Ref> refs = new LinkedHashMap<>();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getBindHost() {
+        return bindHost;
+    }
+
+    public void setBindHost(String bindHost) {
+        this.bindHost = bindHost;
+    }
+
+    public int getBindPort() {
+        return bindPort;
+    }
+
+    public void setBindPort(int bindPort) {
+        this.bindPort = bindPort;
+    }
+
+    public String getCanonicalHost() {
+        return canonicalHost;
+    }
+
+    public void setCanonicalHost(String canonicalHost) {
+        this.canonicalHost = canonicalHost;
+    }
+
+    public Integer getCanonicalPort() {
+        return canonicalPort;
+    }
+
+    public void setCanonicalPort(Integer canonicalPort) {
+        this.canonicalPort = canonicalPort;
+    }
+
+    public String getSecret() {
+        return secret;
+    }
+
+    public void setSecret(String secret) {
+        this.secret = secret;
+    }
+
+    public boolean isInsecure() {
+        return insecure;
+    }
+
+    public void setInsecure(boolean insecure) {
+        this.insecure = insecure;
+    }
+
+    public Ssl getSsl() {
+        return ssl;
+    }
+
+    public DataSize getMaxFrameSize() {
+        return maxFrameSize;
+    }
+
+    public void setMaxFrameSize(DataSize maxFrameSize) {
+        this.maxFrameSize = maxFrameSize;
+    }
+
+    public DataSize getOutboundBufferSize() {
+        return outboundBufferSize;
+    }
+
+    public void setOutboundBufferSize(DataSize outboundBufferSize) {
+        this.outboundBufferSize = outboundBufferSize;
+    }
+
+    public int getIoThreads() {
+        return ioThreads;
+    }
+
+    public void setIoThreads(int ioThreads) {
+        this.ioThreads = ioThreads;
+    }
+
+    public Duration getHeartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    public void setHeartbeatInterval(Duration heartbeatInterval) {
+        this.heartbeatInterval = heartbeatInterval;
+    }
+
+    public boolean isNativeTransport() {
+        return nativeTransport;
+    }
+
+    public void setNativeTransport(boolean nativeTransport) {
+        this.nativeTransport = nativeTransport;
+    }
+
+    public Duration getFlushTimeout() {
+        return flushTimeout;
+    }
+
+    public void setFlushTimeout(Duration flushTimeout) {
+        this.flushTimeout = flushTimeout;
+    }
+
+    public Map<String, String> getPeers() {
+        return peers;
+    }
+
+    public Map<String, Ref> getRefs() {
+        return refs;
+    }
+
+    @Override
+    public boolean supports(Class<?> type) {
+        return TroupeRemoteProperties.class.isAssignableFrom(type);
+    }
+
+    @Override
+    public void validate(Object target, Errors errors) {
+        for (String problem : ((TroupeRemoteProperties) target).problems()) {
+            errors.reject("troupe.remote.invalid", problem);
+        }
+    }
+
+    /** @return one message per invalid value, each naming its property */
+    public List<String> problems() {
+        final List<String> p = new ArrayList<>();
+        for (Map.Entry<String, String> e : peers.entrySet()) {
+            try {
+                peerRoot(e.getValue());
+            } catch (IllegalArgumentException ex) {
+                p.add("troupe.remote.peers." + e.getKey() + ": expected system@host:port, was '" + e.getValue() + "' (" + ex.getMessage() + ")");
+            }
+        }
+        for (Map.Entry<String, Ref> e : refs.entrySet()) {
+            final String prefix = "troupe.remote.refs." + e.getKey();
+            final Ref ref = e.getValue();
+            if (ref.peer == null || !peers.containsKey(ref.peer)) {
+                p.add(prefix + ".peer must name one of troupe.remote.peers " + peers.keySet() + ", was '" + ref.peer + "'");
+            }
+            if (ref.path == null || !(ref.path.startsWith("/user/") || ref.path.startsWith("/system/"))) {
+                p.add(prefix + ".path must start with /user/ or /system/, was '" + ref.path + "'");
+            }
+            if (ref.messageType == null) {
+                p.add(prefix + ".message-type must name the class of the messages the actor accepts");
+            }
+        }
+        if (flushTimeout == null || flushTimeout.isNegative()) {
+            p.add("troupe.remote.flush-timeout must not be negative, was " + flushTimeout);
+        }
+        return p;
+    }
+
+    /**
+     * @param address {@code system@host:port}
+     * @return the root path of that node
+     */
+    public static ActorPath peerRoot(String address) {
+        return ActorPath.parse(ActorPath.SCHEME + "://" + address + "/");
+    }
+
+    /** Mutual TLS. */
+    public static class Ssl {
+
+        /**
+         * SSL bundle (spring.ssl.bundle.*) for mutual TLS between nodes, instead of a secret.
+         */
+        private String bundle;
+
+        public String getBundle() {
+            return bundle;
+        }
+
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
+        }
+    }
+
+    /** A remote actor exposed as an ActorRef bean. */
+    public static class Ref {
+
+        /**
+         * Name of the node, one of troupe.remote.peers.
+         */
+        private String peer;
+
+        /**
+         * Path of the actor on that node, such as /user/inventory.
+         */
+        private String path;
+
+        /**
+         * Class of the messages the actor accepts; the bean is an ActorRef of it.
+         */
+        private Class<?> messageType;
+
+        public String getPeer() {
+            return peer;
+        }
+
+        public void setPeer(String peer) {
+            this.peer = peer;
+        }
+
+        public String getPath() {
+            return path;
+        }
+
+        public void setPath(String path) {
+            this.path = path;
+        }
+
+        public Class<?> getMessageType() {
+            return messageType;
+        }
+
+        public void setMessageType(Class<?> messageType) {
+            this.messageType = messageType;
+        }
+
+        /**
+         * @param peerAddress the peer's {@code system@host:port}
+         * @return the actor's full path
+         */
+        public ActorPath actorPath(String peerAddress) {
+            return ActorPath.parse(ActorPath.SCHEME + "://" + peerAddress + path);
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package dev.troupe.spring.remote;
+
+import dev.troupe.remote.AssociationState;
+import dev.troupe.remote.FrameRejection;
+import dev.troupe.remote.PeerMetrics;
+import dev.troupe.remote.RemoteMetrics;
+import dev.troupe.remote.RemoteTransport;
+import dev.troupe.spring.metrics.TroupeMeter;
+import dev.troupe.spring.metrics.TroupeMetrics;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The {@code troupe.remote.*} meters of a transport (see {@link TroupeMeter}), read at scrape
+ * time from the transport's counters. Peers appear as the node talks to them;
+ * {@link #refresh()} (called by the actor-meter refresh) binds new ones.
+ */
+public final class TroupeRemoteMetrics implements MeterBinder {
+
+    /** Tag key of a peer's address. */
+    public static final String TAG_PEER = "peer";
+    /** Tag key of the direction, {@code in} or {@code out}. */
+    public static final String TAG_DIRECTION = "direction";
+
+    private final RemoteMetrics metrics;
+    private final Tags systemTags;
+    private final List<Bound> bound = new CopyOnWriteArrayList<>();
+
+    /**
+     * @param transport the transport
+     */
+    public TroupeRemoteMetrics(RemoteTransport transport) {
+        this.metrics = transport.metrics();
+        this.systemTags = Tags.of(TroupeMetrics.TAG_SYSTEM, transport.system().name());
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (AssociationState state : AssociationState.values()) {
+            Gauge.builder(TroupeMeter.REMOTE_ASSOCIATIONS.meterName(), metrics, m -> m.associations(state))
+                .tags(systemTags).tag("state", state.tag()).description(TroupeMeter.REMOTE_ASSOCIATIONS.description())
+                .strongReference(true).register(registry);
+        }
+        for (FrameRejection reason : FrameRejection.values()) {
+            FunctionCounter.builder(TroupeMeter.REMOTE_FRAMES_REJECTED.meterName(), metrics, m -> m.framesRejected(reason))
+                .tags(systemTags).tag(TroupeMetrics.TAG_REASON, reason.tag())
+                .description(TroupeMeter.REMOTE_FRAMES_REJECTED.description()).register(registry);
+        }
+        Gauge.builder(TroupeMeter.REMOTE_INBOUND_CONNECTIONS.meterName(), metrics, RemoteMetrics::inboundConnections)
+            .tags(systemTags).description(TroupeMeter.REMOTE_INBOUND_CONNECTIONS.description())
+            .strongReference(true).register(registry);
+        final Bound b = new Bound(registry);
+        b.refresh();
+        bound.add(b);
+    }
+
+    /** Binds meters for peers contacted since the last refresh. */
+    public void refresh() {
+        for (Bound b : bound) {
+            b.refresh();
+        }
+    }
+
+    private final class Bound {
+        private final MeterRegistry registry;
+        private final Set<String> peers = new HashSet<>();
+
+        Bound(MeterRegistry registry) {
+            this.registry = registry;
+        }
+
+        synchronized void refresh() {
+            for (PeerMetrics p : metrics.peers()) {
+                if (peers.add(p.address())) {
+                    bindPeer(p);
+                }
+            }
+        }
+
+        private void bindPeer(PeerMetrics p) {
+            final Tags tags = systemTags.and(TAG_PEER, p.address());
+            FunctionCounter.builder(TroupeMeter.REMOTE_MESSAGES.meterName(), p, PeerMetrics::messagesSent)
+                .tags(tags).tag(TAG_DIRECTION, "out").description(TroupeMeter.REMOTE_MESSAGES.description()).register(registry);
+            FunctionCounter.builder(TroupeMeter.REMOTE_MESSAGES.meterName(), p, PeerMetrics::messagesReceived)
+                .tags(tags).tag(TAG_DIRECTION, "in").description(TroupeMeter.REMOTE_MESSAGES.description()).register(registry);
+            FunctionCounter.builder(TroupeMeter.REMOTE_BYTES.meterName(), p, PeerMetrics::bytesSent)
+                .tags(tags).tag(TAG_DIRECTION, "out").baseUnit("bytes").description(TroupeMeter.REMOTE_BYTES.description()).register(registry);
+            FunctionCounter.builder(TroupeMeter.REMOTE_BYTES.meterName(), p, PeerMetrics::bytesReceived)
+                .tags(tags).tag(TAG_DIRECTION, "in").baseUnit("bytes").description(TroupeMeter.REMOTE_BYTES.description()).register(registry);
+            Gauge.builder(TroupeMeter.REMOTE_OUTBOUND_QUEUED.meterName(), p, PeerMetrics::outboundQueuedBytes)
+                .tags(tags).baseUnit("bytes").description(TroupeMeter.REMOTE_OUTBOUND_QUEUED.description())
+                .strongReference(true).register(registry);
+            FunctionCounter.builder(TroupeMeter.REMOTE_OUTBOUND_OVERFLOWS.meterName(), p, PeerMetrics::outboundOverflows)
+                .tags(tags).description(TroupeMeter.REMOTE_OUTBOUND_OVERFLOWS.description()).register(registry);
+            Gauge.builder(TroupeMeter.REMOTE_PHI.meterName(), p, PeerMetrics::phi)
+                .tags(tags).description(TroupeMeter.REMOTE_PHI.description()).strongReference(true).register(registry);
+            FunctionCounter.builder(TroupeMeter.REMOTE_RECONNECTS.meterName(), p, PeerMetrics::reconnects)
+                .tags(tags).description(TroupeMeter.REMOTE_RECONNECTS.description()).register(registry);
+            FunctionCounter.builder(TroupeMeter.REMOTE_NODES_LOST.meterName(), p, PeerMetrics::nodesLost)
+                .tags(tags).description(TroupeMeter.REMOTE_NODES_LOST.description()).register(registry);
+        }
+    }
+}

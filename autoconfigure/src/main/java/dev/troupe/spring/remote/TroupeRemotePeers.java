@@ -1,0 +1,47 @@
+package dev.troupe.spring.remote;
+
+import dev.troupe.remote.PeerMetrics;
+import dev.troupe.remote.RemoteTransport;
+import dev.troupe.spring.endpoint.TroupeEndpointContributor;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** The {@code remote} section of the {@code troupe} endpoint: this node's address and its peers. */
+public class TroupeRemotePeers implements TroupeEndpointContributor {
+
+    private final RemoteTransport transport;
+
+    /**
+     * @param transport the transport
+     */
+    public TroupeRemotePeers(RemoteTransport transport) {
+        this.transport = transport;
+    }
+
+    @Override
+    public String name() {
+        return "remote";
+    }
+
+    @Override
+    public RemoteInfo contribute() {
+        final List<Peer> peers = new ArrayList<>();
+        for (PeerMetrics p : transport.metrics().peers()) {
+            peers.add(new Peer(p.address(), p.state().tag(), Long.toHexString(p.peerUid()), p.messagesSent(), p.messagesReceived(),
+                p.bytesSent(), p.bytesReceived(), p.outboundQueuedBytes(), p.outboundOverflows(), p.phi(), p.reconnects(), p.nodesLost()));
+        }
+        return new RemoteInfo(transport.address().toString(), transport.isNativeTransport(),
+            transport.metrics().inboundConnections(), peers);
+    }
+
+    /** This node and its peers. */
+    public record RemoteInfo(String address, boolean nativeTransport, int inboundConnections, List<Peer> peers) {
+    }
+
+    /** One peer node. */
+    public record Peer(String address, String state, String uid, long messagesSent, long messagesReceived, long bytesSent,
+                       long bytesReceived, long outboundQueuedBytes, long outboundOverflows, double phi, long reconnects,
+                       long nodesLost) {
+    }
+}

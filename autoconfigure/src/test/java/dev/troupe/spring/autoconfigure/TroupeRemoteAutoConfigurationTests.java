@@ -1,0 +1,150 @@
+package dev.troupe.spring.autoconfigure;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.Behavior;
+import dev.troupe.actor.Behaviors;
+import dev.troupe.remote.RemoteTransport;
+import dev.troupe.spring.TroupeActor;
+import dev.troupe.spring.endpoint.TroupeEndpoint;
+import dev.troupe.spring.remote.TroupeRemoteHealthIndicator;
+import dev.troupe.spring.remote.TroupeRemotePeers;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Two application contexts talking over real sockets on 127.0.0.1. */
+class TroupeRemoteAutoConfigurationTests {
+
+    private static final String SECRET = "0123456789abcdef-test-secret";
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+            SimpleMetricsExportAutoConfiguration.class, TroupeAutoConfiguration.class, TroupeRemoteAutoConfiguration.class,
+            TroupeMetricsAutoConfiguration.class, TroupeHealthAutoConfiguration.class, TroupeEndpointAutoConfiguration.class))
+        .withPropertyValues("troupe.default-dispatcher.threads=1", "troupe.daemon-threads=true",
+            "management.endpoints.web.exposure.include=troupe");
+
+    @Test
+    void runByDefaultShouldNotStartTransport() {
+        runner.run(context -> assertThat(context).hasSingleBean(ActorSystem.class).doesNotHaveBean(RemoteTransport.class));
+    }
+
+    @Test
+    void runWithoutRemoteOnClasspathShouldNotStartTransport() {
+        runner.withPropertyValues("troupe.remote.enabled=true", "troupe.remote.insecure=true")
+            .withClassLoader(new FilteredClassLoader(RemoteTransport.class))
+            .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RemoteTransport.class));
+    }
+
+    @Test
+    void runWhenEnabledWithoutSecretShouldFailNamingTheProperty() {
+        runner.withPropertyValues("troupe.remote.enabled=true", "troupe.remote.bind-port=0").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure())).contains("troupe.remote.secret must be set");
+        });
+    }
+
+    @Test
+    void refToUnknownPeerShouldFailNamingTheProperty() {
+        runner.withPropertyValues("troupe.remote.enabled=true", "troupe.remote.bind-port=0", "troupe.remote.secret=" + SECRET,
+                "troupe.remote.refs.far.peer=nowhere", "troupe.remote.refs.far.path=/user/x",
+                "troupe.remote.refs.far.message-type=java.lang.String")
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                    .contains("troupe.remote.refs.far.peer must name one of troupe.remote.peers");
+            });
+    }
+
+    @Test
+    void remoteRefBeanShouldReachAnActorBeanOnAnotherNode() {
+        runner.withUserConfiguration(ServerActors.class)
+            .withPropertyValues("troupe.system-name=a", "troupe.remote.enabled=true", "troupe.remote.bind-port=0",
+                "troupe.remote.secret=" + SECRET)
+            .run(server -> {
+                assertThat(server).hasNotFailed();
+                final int port = server.getBean(RemoteTransport.class).address().port();
+                final ServerActors actors = server.getBean(ServerActors.class);
+                runner.withUserConfiguration(Client.class)
+                    .withPropertyValues("troupe.system-name=b", "troupe.remote.enabled=true", "troupe.remote.bind-port=0",
+                        "troupe.remote.secret=" + SECRET,
+                        "troupe.remote.peers.a=a@127.0.0.1:" + port,
+                        "troupe.remote.refs.remoteCounter.peer=a",
+                        "troupe.remote.refs.remoteCounter.path=/user/counter",
+                        "troupe.remote.refs.remoteCounter.message-type=java.lang.String")
+                    .run(client -> {
+                        assertThat(client).hasNotFailed();
+                        final ActorRef<String> ref = client.getBean(Client.class).remoteCounter;
+                        assertThat(ref.path().toString()).isEqualTo("troupe://a@127.0.0.1:" + port + "/user/counter");
+                        for (int i = 0; i < 10; i++) {
+                            ref.tell("hello " + i);
+                        }
+                        waitUntil(() -> actors.received.get() == 10);
+
+                        final String peer = "a@127.0.0.1:" + port;
+                        client.getBean(dev.troupe.spring.metrics.TroupeMetrics.class).refresh();
+                        final MeterRegistry registry = client.getBean(MeterRegistry.class);
+                        assertThat(registry.get("troupe.remote.messages").tags("peer", peer, "direction", "out")
+                            .functionCounter().count()).isEqualTo(10);
+                        assertThat(registry.get("troupe.remote.bytes").tags("peer", peer, "direction", "out")
+                            .functionCounter().count()).isPositive();
+                        assertThat(registry.get("troupe.remote.associations").tags("state", "active").gauge().value()).isEqualTo(1);
+
+                        final var health = client.getBean(TroupeRemoteHealthIndicator.class).health();
+                        assertThat(health.getStatus()).isEqualTo(Status.UP);
+                        assertThat(health.getDetails().get("peers").toString()).contains(peer).contains("active");
+
+                        final var report = client.getBean(TroupeEndpoint.class).report();
+                        final var remote = (TroupeRemotePeers.RemoteInfo) report.extensions().get("remote");
+                        assertThat(remote.peers()).extracting(TroupeRemotePeers.Peer::address).containsExactly(peer);
+                        assertThat(remote.peers().get(0).messagesSent()).isEqualTo(10);
+                    });
+            });
+    }
+
+    private static void waitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 15 s");
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class ServerActors {
+        final AtomicInteger received = new AtomicInteger();
+
+        @Bean
+        @TroupeActor
+        Behavior<String> counter() {
+            return Behaviors.receiveMessage(m -> {
+                received.incrementAndGet();
+                return Behaviors.same();
+            });
+        }
+    }
+
+    static class Client {
+        @Autowired
+        @Qualifier("remoteCounter")
+        ActorRef<String> remoteCounter;
+    }
+}
