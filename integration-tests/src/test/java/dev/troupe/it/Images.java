@@ -17,7 +17,7 @@ final class Images {
             .toAbsolutePath().normalize();
 
     /** The sample app's executable jar, copied here by the build before the tests run. */
-    static final Path APP_JAR = Path.of(System.getProperty("troupe.it.appJar", "target/docker-context/app.jar"))
+    static final Path APP_JAR = Path.of(System.getProperty("troupe.it.appJar", "target/docker-context/troupe-sample-app.jar"))
             .toAbsolutePath().normalize();
 
     private static String sampleApp;
