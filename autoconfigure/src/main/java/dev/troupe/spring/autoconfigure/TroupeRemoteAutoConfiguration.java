@@ -135,7 +135,7 @@ public class TroupeRemoteAutoConfiguration {
     /** The troupeRemote health indicator. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
-    @ConditionalOnEnabledHealthIndicator("troupeRemote")
+    @ConditionalOnEnabledHealthIndicator("troupe-remote")
     static class Health {
 
         @Bean

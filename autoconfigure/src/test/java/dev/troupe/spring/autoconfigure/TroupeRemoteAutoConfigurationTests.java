@@ -61,6 +61,17 @@ class TroupeRemoteAutoConfigurationTests {
     }
 
     @Test
+    void runWhenEnabledShouldStartTransportOnLoopbackAndHonourHealthSwitch() {
+        runner.withPropertyValues("troupe.remote.enabled=true", "troupe.remote.bind-port=0", "troupe.remote.secret=" + SECRET,
+                "management.health.troupe-remote.enabled=false")
+            .run(context -> {
+                assertThat(context).hasSingleBean(RemoteTransport.class).doesNotHaveBean(TroupeRemoteHealthIndicator.class);
+                assertThat(context.getBean(RemoteTransport.class).address().host()).isEqualTo("127.0.0.1");
+                assertThat(context.getBean(RemoteTransport.class).address().port()).isPositive();
+            });
+    }
+
+    @Test
     void refToUnknownPeerShouldFailNamingTheProperty() {
         runner.withPropertyValues("troupe.remote.enabled=true", "troupe.remote.bind-port=0", "troupe.remote.secret=" + SECRET,
                 "troupe.remote.refs.far.peer=nowhere", "troupe.remote.refs.far.path=/user/x",
@@ -104,6 +115,11 @@ class TroupeRemoteAutoConfigurationTests {
                             .functionCounter().count()).isEqualTo(10);
                         assertThat(registry.get("troupe.remote.bytes").tags("peer", peer, "direction", "out")
                             .functionCounter().count()).isPositive();
+                        for (dev.troupe.spring.metrics.TroupeMeter meter : dev.troupe.spring.metrics.TroupeMeter.values()) {
+                            if (meter.meterName().startsWith("troupe.remote.")) {
+                                assertThat(registry.find(meter.meterName()).meters()).as(meter.meterName()).isNotEmpty();
+                            }
+                        }
                         assertThat(registry.get("troupe.remote.associations").tags("state", "active").gauge().value()).isEqualTo(1);
 
                         final var health = client.getBean(TroupeRemoteHealthIndicator.class).health();
