@@ -375,6 +375,9 @@ public final class InboundConnection extends ChannelInboundHandlerAdapter implem
         Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (c instanceof FrameRejectedException) {
             reject(((FrameRejectedException) c).reason(), c.getMessage());
+        } else if (c instanceof javax.net.ssl.SSLException) {
+            // not TLS at all, an untrusted certificate, or no client certificate
+            reject(FrameRejection.AUTH_FAILED, "TLS: " + c.getMessage());
         } else if (c instanceof IOException) {
             ctx.close(); // connection reset and the like: the peer went away
         } else {

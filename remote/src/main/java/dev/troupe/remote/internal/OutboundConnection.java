@@ -152,6 +152,9 @@ public final class OutboundConnection extends ChannelInboundHandlerAdapter {
         final Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (c instanceof FrameRejectedException) {
             reject(((FrameRejectedException) c).reason(), c.getMessage());
+        } else if (c instanceof javax.net.ssl.SSLException) {
+            // not TLS at all, an untrusted certificate, or no client certificate
+            reject(FrameRejection.AUTH_FAILED, "TLS: " + c.getMessage());
         } else if (c instanceof IOException) {
             ctx.close();
         } else {
