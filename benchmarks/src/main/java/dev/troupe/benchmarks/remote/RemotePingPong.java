@@ -1,0 +1,98 @@
+package dev.troupe.benchmarks.remote;
+
+import org.HdrHistogram.Histogram;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Remote ping-pong in the shape of Akka.NET's RemotePingPong: two systems in one JVM over
+ * loopback TCP; N client/echo pairs, each client keeping a window of pings outstanding and
+ * sending one more per pong until it has its round trips. Printed as Akka.NET prints it, for
+ * Troupe, Pekko 1.7.0 Artery TCP and raw Netty (the ceiling), then round-trip latency at a fixed
+ * rate.
+ *
+ * <pre>
+ * java --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED -Xms1g -Xmx1g \
+ *   -cp benchmarks/target/benchmarks.jar dev.troupe.benchmarks.remote.RemotePingPong \
+ *   [--rigs troupe,pekko,netty] [--clients 1,5,10,15,20,25,30] [--round-trips 100000]
+ *   [--window 64] [--latency-rate 10000] [--latency-seconds 5]
+ * </pre>
+ *
+ * "Total [msg]" counts pings and pongs (2 per round trip); "Msgs/sec" is that over the run time.
+ */
+public final class RemotePingPong {
+
+    private RemotePingPong() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<String> rigs = List.of("troupe", "pekko", "netty");
+        int[] clients = {1, 5, 10, 15, 20, 25, 30};
+        int roundTrips = 100_000;
+        int window = 64;
+        int latencyRate = 10_000;
+        int latencySeconds = 5;
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--rigs" -> rigs = Arrays.asList(args[i + 1].split(","));
+                case "--clients" -> clients = Arrays.stream(args[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
+                case "--round-trips" -> roundTrips = Integer.parseInt(args[i + 1]);
+                case "--window" -> window = Integer.parseInt(args[i + 1]);
+                case "--latency-rate" -> latencyRate = Integer.parseInt(args[i + 1]);
+                case "--latency-seconds" -> latencySeconds = Integer.parseInt(args[i + 1]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        final int maxClients = Arrays.stream(clients).max().orElse(1);
+        System.out.printf(Locale.ROOT, "JVM: %s %s, processors: %d, max heap: %d MiB%n", System.getProperty("java.vm.name"),
+            System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
+        System.out.printf(Locale.ROOT, "Round trips per client: %d, window per client: %d%n%n", roundTrips, window);
+        final List<String> summary = new ArrayList<>();
+        for (String r : rigs) {
+            try (Rig rig = create(r, maxClients)) {
+                System.out.println("== " + rig.name());
+                // warm-up, discarded: JIT, connections, compression tables, pools
+                rig.run(1, Math.max(20_000, roundTrips / 2), window);
+                rig.run(maxClients, Math.max(5_000, roundTrips / 10), window);
+                System.out.println("Num clients, Total [msg], Msgs/sec, Total [ms], Start Threads, End Threads");
+                final StringBuilder rates = new StringBuilder(rig.name()).append(':');
+                for (int n : clients) {
+                    System.gc();
+                    final int startThreads = ManagementFactory.getThreadMXBean().getThreadCount();
+                    final long nanos = rig.run(n, roundTrips, window);
+                    final int endThreads = ManagementFactory.getThreadMXBean().getThreadCount();
+                    final long total = 2L * n * roundTrips;
+                    final long rate = (long) (total / (nanos / 1e9));
+                    System.out.printf(Locale.ROOT, "%10d, %11d, %8d, %10.2f, %13d, %11d%n", n, total, rate, nanos / 1e6, startThreads, endThreads);
+                    rates.append(' ').append(n).append('=').append(rate);
+                }
+                summary.add(rates.toString());
+                final Histogram h = rig.latency(latencyRate, 1); // warm-up
+                if (h != null) {
+                    final Histogram lat = rig.latency(latencyRate, latencySeconds);
+                    System.out.printf(Locale.ROOT, "Round-trip latency at %d msg/s for %d s (1 client, from intended send time), us: "
+                            + "p50 %.1f, p90 %.1f, p99 %.1f, p99.9 %.1f, max %.1f (%d samples)%n",
+                        latencyRate, latencySeconds, lat.getValueAtPercentile(50) / 1e3, lat.getValueAtPercentile(90) / 1e3,
+                        lat.getValueAtPercentile(99) / 1e3, lat.getValueAtPercentile(99.9) / 1e3, lat.getMaxValue() / 1e3,
+                        lat.getTotalCount());
+                }
+                System.out.println();
+            }
+        }
+        System.out.println("Msgs/sec by client count");
+        summary.forEach(System.out::println);
+    }
+
+    private static Rig create(String name, int maxClients) throws Exception {
+        return switch (name) {
+            case "troupe" -> new TroupeRemoteRig(maxClients);
+            case "pekko" -> new PekkoRemoteRig(maxClients);
+            case "netty" -> new NettyEchoRig();
+            default -> throw new IllegalArgumentException("unknown rig " + name + ", expected troupe, pekko or netty");
+        };
+    }
+}

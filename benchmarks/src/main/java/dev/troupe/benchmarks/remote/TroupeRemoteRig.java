@@ -1,0 +1,224 @@
+package dev.troupe.benchmarks.remote;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.ActorSystemSettings;
+import dev.troupe.actor.DispatcherSettings;
+import dev.troupe.actor.Behavior;
+import dev.troupe.actor.Behaviors;
+import dev.troupe.remote.RemoteSettings;
+import dev.troupe.remote.RemoteTransport;
+import dev.troupe.remote.Serializer;
+import dev.troupe.remote.SerializerRegistry;
+import dev.troupe.remote.internal.BuiltInSerializers;
+import org.HdrHistogram.Histogram;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/** Troupe: two systems in this JVM, each with its remote transport, over loopback TCP. */
+final class TroupeRemoteRig implements Rig {
+
+    /** The ping: a sequence number (or intended send time) and the ref to reply to. 29-byte frame. */
+    record Ping(long seq, ActorRef<ClientMessage> replyTo) {
+    }
+
+    /** Messages of a client actor. */
+    sealed interface ClientMessage permits Pong, Go {
+    }
+
+    /** The reply. 25-byte frame. */
+    record Pong(long seq) implements ClientMessage {
+    }
+
+    /** Starts a client. */
+    record Go(ActorRef<Ping> echo, int roundTrips, int window, CountDownLatch done) implements ClientMessage {
+    }
+
+    static final Serializer<Ping> PING = new Serializer<>() {
+        @Override
+        public int id() {
+            return 200;
+        }
+
+        @Override
+        public int write(Ping p, MutableDirectBuffer buffer, int offset, RefWriter refs) {
+            buffer.putLong(offset, p.seq(), ByteOrder.BIG_ENDIAN);
+            return 8 + BuiltInSerializers.writeRef(buffer, offset + 8, p.replyTo(), refs);
+        }
+
+        @Override
+        public Ping read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            return new Ping(buffer.getLong(offset, ByteOrder.BIG_ENDIAN), BuiltInSerializers.readRef(buffer, offset + 8, refs));
+        }
+    };
+
+    static final Serializer<Pong> PONG = new Serializer<>() {
+        @Override
+        public int id() {
+            return 201;
+        }
+
+        @Override
+        public int write(Pong p, MutableDirectBuffer buffer, int offset, RefWriter refs) {
+            buffer.putLong(offset, p.seq(), ByteOrder.BIG_ENDIAN);
+            return 8;
+        }
+
+        @Override
+        public Pong read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            return new Pong(buffer.getLong(offset, ByteOrder.BIG_ENDIAN));
+        }
+    };
+
+    private final ActorSystem pingSystem = ActorSystem.create("ping", systemSettings());
+    private final ActorSystem pongSystem = ActorSystem.create("pong", systemSettings());
+    private final RemoteTransport pingRemote;
+    private final RemoteTransport pongRemote;
+    private final List<ActorRef<Ping>> echoes = new ArrayList<>();
+    private int runs;
+
+    TroupeRemoteRig(int maxClients) {
+        pingRemote = RemoteTransport.start(pingSystem, settings());
+        pongRemote = RemoteTransport.start(pongSystem, settings());
+        for (int i = 0; i < maxClients; i++) {
+            pongSystem.spawn(echo(), "echo-" + i);
+            echoes.add(pingRemote.actorRef(pongRemote.address() + "user/echo-" + i, Ping.class));
+        }
+    }
+
+    /**
+     * Defaults, except when {@code -Dtroupe.bench.dispatcherThreads} / {@code idleSpins} /
+     * {@code idleYields} are given (reported with the results when used).
+     */
+    private static ActorSystemSettings systemSettings() {
+        final DispatcherSettings d = DispatcherSettings.of(DispatcherSettings.DEFAULT_NAME);
+        final int threads = Integer.getInteger("troupe.bench.dispatcherThreads", d.threads());
+        final int spins = Integer.getInteger("troupe.bench.idleSpins", d.idleSpins());
+        final int yields = Integer.getInteger("troupe.bench.idleYields", d.idleYields());
+        return ActorSystemSettings.builder()
+            .defaultDispatcher(new DispatcherSettings(d.name(), threads, d.throughput(), spins, yields, d.maxPark()))
+            .build();
+    }
+
+    private static RemoteSettings settings() {
+        return RemoteSettings.builder()
+            .bindHost("127.0.0.1")
+            .bindPort(0)
+            .secret("remote-ping-pong-benchmark-secret")
+            .serializers(SerializerRegistry.builder().register(Ping.class, PING).register(Pong.class, PONG).build())
+            .build();
+    }
+
+    private static Behavior<Ping> echo() {
+        return Behaviors.receiveMessage(p -> {
+            p.replyTo().tell(new Pong(p.seq()));
+            return Behaviors.same();
+        });
+    }
+
+    /** Sends a window, then one ping per pong, until its round trips are done. Allocates only the Ping per send. */
+    private static Behavior<ClientMessage> client() {
+        return Behaviors.setup(ctx -> {
+            final ActorRef<ClientMessage> self = ctx.self();
+            final long[] state = new long[3]; // sent, received, total
+            final Object[] run = new Object[2]; // echo, latch
+            return Behaviors.receiveMessage(m -> {
+                if (m instanceof Pong) {
+                    if (++state[1] == state[2]) {
+                        ((CountDownLatch) run[1]).countDown();
+                    } else if (state[0] < state[2]) {
+                        state[0]++;
+                        @SuppressWarnings("unchecked") final ActorRef<Ping> echo = (ActorRef<Ping>) run[0];
+                        echo.tell(new Ping(state[0], self));
+                    }
+                } else {
+                    final Go go = (Go) m;
+                    run[0] = go.echo();
+                    run[1] = go.done();
+                    state[0] = 0;
+                    state[1] = 0;
+                    state[2] = go.roundTrips();
+                    for (int i = 0; i < go.window() && state[0] < state[2]; i++) {
+                        state[0]++;
+                        go.echo().tell(new Ping(state[0], self));
+                    }
+                }
+                return Behaviors.same();
+            });
+        });
+    }
+
+    @Override
+    public String name() {
+        return "Troupe";
+    }
+
+    @Override
+    public long run(int clients, int roundTripsPerClient, int window) throws InterruptedException {
+        final CountDownLatch done = new CountDownLatch(clients);
+        final List<ActorRef<ClientMessage>> cs = new ArrayList<>();
+        for (int i = 0; i < clients; i++) {
+            cs.add(pingSystem.spawn(client(), "client-" + runs + "-" + i));
+        }
+        runs++;
+        final long start = System.nanoTime();
+        for (int i = 0; i < clients; i++) {
+            cs.get(i).tell(new Go(echoes.get(i), roundTripsPerClient, window, done));
+        }
+        if (!done.await(10, TimeUnit.MINUTES)) {
+            throw new IllegalStateException("Troupe run did not finish; dead letters: " + pingSystem.deadLetters().total()
+                + " / " + pongSystem.deadLetters().total());
+        }
+        final long elapsed = System.nanoTime() - start;
+        for (ActorRef<ClientMessage> c : cs) {
+            pingSystem.stop(c);
+        }
+        return elapsed;
+    }
+
+    @Override
+    public Histogram latency(int ratePerSecond, int seconds) throws InterruptedException {
+        final Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        final long total = (long) ratePerSecond * seconds;
+        final CountDownLatch done = new CountDownLatch(1);
+        final long[] received = new long[1];
+        final ActorRef<ClientMessage> recorder = pingSystem.spawn(Behaviors.<ClientMessage>receiveMessage(m -> {
+            h.recordValue(Math.min(System.nanoTime() - ((Pong) m).seq(), h.getHighestTrackableValue()));
+            if (++received[0] == total) {
+                done.countDown();
+            }
+            return Behaviors.same();
+        }), "latency-" + runs++);
+        final ActorRef<Ping> echo = echoes.get(0);
+        final long interval = TimeUnit.SECONDS.toNanos(1) / ratePerSecond;
+        final long start = System.nanoTime();
+        for (long i = 0; i < total; i++) {
+            final long intended = start + i * interval;
+            while (System.nanoTime() < intended) {
+                LockSupport.parkNanos(intended - System.nanoTime() > 50_000 ? 20_000 : 1);
+            }
+            echo.tell(new Ping(intended, recorder));
+        }
+        if (!done.await(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("latency run lost replies: " + received[0] + " of " + total);
+        }
+        pingSystem.stop(recorder);
+        return h;
+    }
+
+    @Override
+    public void close() {
+        pingRemote.shutdown(Duration.ofSeconds(1));
+        pongRemote.shutdown(Duration.ofSeconds(1));
+        pingSystem.terminate().toCompletableFuture().join();
+        pongSystem.terminate().toCompletableFuture().join();
+    }
+}
