@@ -156,6 +156,11 @@ public final class TroupeMetrics implements MeterBinder, AutoCloseable {
         }
     }
 
+    /** @return the listener the runtime calls with sampled turns; for tests */
+    SystemMetrics.ProcessingSampleListener sampleListener() {
+        return sampled;
+    }
+
     /** @return the name a tracked actor has in the {@code actor} tag: its path below {@code /user} */
     static String actorTag(ActorPath path) {
         final String elements = path.elementsString();

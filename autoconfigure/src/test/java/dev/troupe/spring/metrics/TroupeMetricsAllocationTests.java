@@ -1,0 +1,114 @@
+package dev.troupe.spring.metrics;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.ActorSystemSettings;
+import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.DispatcherSettings;
+import dev.troupe.actor.Props;
+import dev.troupe.actor.metrics.DispatcherMetrics;
+import dev.troupe.actor.metrics.SystemMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * With the meters bound to a Prometheus registry and scraped, the message path allocates
+ * nothing: neither the sampled-turn listener (which runs on dispatcher threads) nor the
+ * dispatcher threads as a whole, measured by the binder's own allocation meter.
+ */
+class TroupeMetricsAllocationTests {
+
+    private final ActorSystem system = ActorSystem.create("alloc", ActorSystemSettings.builder()
+        .defaultDispatcher(DispatcherSettings.of("default").withThreads(1)).daemonThreads(true).build());
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final TroupeMetrics metrics = new TroupeMetrics(system, true, true, Duration.ofMinutes(1));
+
+    @AfterEach
+    void tearDown() {
+        metrics.close();
+        system.terminate().toCompletableFuture().orTimeout(10, TimeUnit.SECONDS).join();
+    }
+
+    @Test
+    void sampleListenerAllocatesNothing() {
+        metrics.bindTo(registry);
+        final SystemMetrics.ProcessingSampleListener listener = metrics.sampleListener();
+        final DispatcherMetrics dispatcher = system.metrics().dispatchers().get(0);
+        final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        final long self = Thread.currentThread().getId();
+        for (int i = 0; i < 100_000; i++) { // warm up: JIT, histogram buckets
+            listener.onSample(dispatcher, 1 + (i & 63), 1_000L + i, 500L);
+        }
+        final long before = threads.getThreadAllocatedBytes(self);
+        for (int i = 0; i < 1_000_000; i++) {
+            listener.onSample(dispatcher, 1 + (i & 63), 1_000L + i, 500L);
+        }
+        final long allocated = threads.getThreadAllocatedBytes(self) - before;
+        // A margin for the measurement itself; one byte per call would be 1 MB.
+        assertThat(allocated).isLessThan(16 * 1024);
+        assertThat(registry.get("troupe.processing.sampled").tag("dispatcher", "default").timer().count()).isEqualTo(1_100_000);
+    }
+
+    @Test
+    void dispatcherThreadsAllocateNothingPerMessageWithMetricsOnAndScraped() throws Exception {
+        final AtomicLong received = new AtomicLong();
+        final ActorRef<Long> target = system.spawn(Behaviors.receiveMessage(m -> {
+            received.lazySet(received.get() + 1);
+            return Behaviors.same();
+        }), "target", Props.empty().withMetrics());
+        metrics.bindTo(registry);
+        final Long message = 1L;
+        long sent = 0;
+        // Warm-up, then a read that starts the measured interval of the allocation gauge.
+        sent = run(target, message, received, sent, 200_000);
+        registry.scrape();
+        final double first = allocationPerMessage(registry);
+        assertThat(first).isGreaterThanOrEqualTo(0);
+        final double allocatedBefore = registry.get("troupe.dispatcher.allocated").tag("dispatcher", "default").functionCounter().count();
+        for (int round = 0; round < 10; round++) {
+            sent = run(target, message, received, sent, 100_000);
+            registry.scrape();
+        }
+        final double perMessage = allocationPerMessage(registry);
+        final double allocated = registry.get("troupe.dispatcher.allocated").tag("dispatcher", "default").functionCounter().count()
+            - allocatedBefore;
+        assertThat(perMessage).as("bytes per message on the dispatcher thread").isLessThan(0.5);
+        assertThat(allocated / 1_000_000.0).as("bytes per message over the whole run").isLessThan(0.5);
+        assertThat(registry.get("troupe.actor.messages.processed").tag("actor", "target").functionCounter().count())
+            .isEqualTo(sent);
+    }
+
+    private static double allocationPerMessage(MeterRegistry registry) {
+        return registry.get("troupe.allocation.per.message").tag("dispatcher", "default").gauge().value();
+    }
+
+    private static long run(ActorRef<Long> target, Long message, AtomicLong received, long sent, int n) throws InterruptedException {
+        for (int i = 0; i < n; i++) {
+            target.tell(message);
+            if ((i & 1023) == 0) {
+                while (received.get() < sent + i - 10_000) {
+                    Thread.onSpinWait();
+                }
+            }
+        }
+        final long total = sent + n;
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (received.get() < total) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("only " + received.get() + " of " + total + " processed");
+            }
+            Thread.onSpinWait();
+        }
+        return total;
+    }
+}
