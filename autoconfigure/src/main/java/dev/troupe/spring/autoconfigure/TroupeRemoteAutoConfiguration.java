@@ -101,6 +101,7 @@ public class TroupeRemoteAutoConfiguration {
     }
 
     @Bean
+    @ConditionalOnMissingBean
     static RemoteRefRegistrar troupeRemoteRefRegistrar() {
         return new RemoteRefRegistrar();
     }

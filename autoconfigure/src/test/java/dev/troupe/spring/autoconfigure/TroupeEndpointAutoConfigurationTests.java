@@ -44,6 +44,15 @@ class TroupeEndpointAutoConfigurationTests {
     }
 
     @Test
+    void badPageSizeShouldFailNamingTheProperty() {
+        runner.withPropertyValues("troupe.endpoint.max-page-size=0").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                .contains("troupe.endpoint.max-page-size must be positive, was 0");
+        });
+    }
+
+    @Test
     void endpointShouldReportTreeMailboxesDeadLettersAndDispatchers() {
         runner.withPropertyValues("troupe.endpoint.max-page-size=3", "troupe.system-name=ep").run(context -> {
             final ActorSystem system = context.getBean(ActorSystem.class);

@@ -115,6 +115,15 @@ class TroupeMetricsAutoConfigurationTests {
     }
 
     @Test
+    void badRefreshIntervalShouldFailNamingTheProperty() {
+        runner.withPropertyValues("troupe.metrics.refresh-interval=0s").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                .contains("troupe.metrics.refresh-interval must be a positive duration");
+        });
+    }
+
+    @Test
     void runWithUserMetricsBeanShouldBackOff() {
         runner.withUserConfiguration(UserMetricsConfig.class)
             .run(context -> assertThat(context).hasSingleBean(TroupeMetrics.class).hasBean("myMetrics"));
