@@ -38,7 +38,11 @@ def load(results_dir):
             m = re.search(r"\.(Troupe|Pekko)(\w+)\.batch$", run["benchmark"])
             system, scenario = m.group(1), m.group(2)
             params = run.get("params", {})
-            key = (system, scenario, params.get("pairs", "-"), params.get("tuning", "default"))
+            # Pekko's dispatcher tuning and Troupe's fan-in mailbox are the labelled variants.
+            variant = params.get("tuning", params.get("mailbox", "default"))
+            if variant == "unbounded":
+                variant = "default"
+            key = (system, scenario, params.get("pairs", "-"), variant)
             cell = data[key][sitting]
             for fork in run["primaryMetric"]["rawData"]:
                 cell["score"].extend(fork)
@@ -73,7 +77,7 @@ def main():
         system, scenario, pairs, tuning = k
         order = [s for s, _ in SCENARIOS].index(scenario) if scenario in [s for s, _ in SCENARIOS] else 99
         pairs_n = int(pairs) if pairs.isdigit() else 0
-        return (order, pairs_n, 0 if system == "Troupe" else 1, tuning)
+        return (order, pairs_n, 0 if system == "Troupe" else 1, tuning != "default", tuning)
 
     for key in sorted(data, key=sort_key):
         system, scenario, pairs, tuning = key
@@ -81,9 +85,9 @@ def main():
         all_scores = [v for c in sittings.values() for v in c["score"]]
         all_norm = [v for c in sittings.values() for v in c["norm"]]
         per_sitting = [median(sittings[s]["score"]) for s in sorted(sittings)]
-        label = system if system == "Troupe" else ("Pekko" if tuning == "default" else f"Pekko ({tuning})")
+        label = system if tuning == "default" else f"{system} ({tuning})"
         ratio = ""
-        if system == "Troupe":
+        if system == "Troupe" and tuning == "default":
             pekko = data.get(("Pekko", scenario, pairs, "default"))
             if pekko:
                 ratios = [median(sittings[s]["score"]) / median(pekko[s]["score"])

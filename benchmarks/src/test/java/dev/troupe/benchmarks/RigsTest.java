@@ -72,6 +72,14 @@ class RigsTest {
     }
 
     @Test
+    void troupeFanInWithBoundedMailboxDeliversEveryTickOnce() throws Exception {
+        try (FanInRig rig = new TroupeFanInRig(TroupeFanInRig.BOUNDED_65536)) {
+            fanIn(rig);
+        }
+        assertThrows(IllegalArgumentException.class, () -> new TroupeFanInRig("huge"));
+    }
+
+    @Test
     void pekkoFanInDeliversEveryTickOnce() throws Exception {
         try (FanInRig rig = new PekkoFanInRig(PekkoSystems.DEFAULT)) {
             fanIn(rig);

@@ -34,12 +34,16 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class TroupeFanIn {
 
+    /** {@code unbounded} (the default mailbox) or {@code bounded65536} (a bounded mailbox that never fills here). */
+    @Param({"unbounded"})
+    public String mailbox;
+
     private FanInRig rig;
 
     /** Starts the system and spawns the target. */
     @Setup(Level.Trial)
     public void setUp() {
-        rig = new TroupeFanInRig();
+        rig = new TroupeFanInRig(mailbox);
     }
 
     /** Terminates the system. */

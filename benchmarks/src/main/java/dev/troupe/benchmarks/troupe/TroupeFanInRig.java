@@ -6,6 +6,7 @@ import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.Props;
 import dev.troupe.actor.Receive;
 import dev.troupe.benchmarks.common.FanInMessage;
 import dev.troupe.benchmarks.common.FanInRig;
@@ -19,10 +20,34 @@ public final class TroupeFanInRig implements FanInRig {
     private final ActorRef<FanInMessage> target;
     private final long[] ticks = new long[1];
 
-    /** Starts a system with the default settings and spawns the target. */
+    /** The default: the target gets the system's default mailbox (unbounded, growing by chunks). */
+    public static final String UNBOUNDED = "unbounded";
+
+    /**
+     * The target gets a bounded mailbox of 65,536 slots, more than the 4 x 10,000 messages that
+     * can be queued at once here, so nothing overflows. Reported separately, labelled.
+     */
+    public static final String BOUNDED_65536 = "bounded65536";
+
+    /** Starts a system with the default settings and spawns the target with the default mailbox. */
     public TroupeFanInRig() {
+        this(UNBOUNDED);
+    }
+
+    /**
+     * Starts a system with the default settings and spawns the target.
+     *
+     * @param mailbox {@link #UNBOUNDED} or {@link #BOUNDED_65536}
+     */
+    public TroupeFanInRig(String mailbox) {
+        Props props = switch (mailbox) {
+            case UNBOUNDED -> Props.empty();
+            case BOUNDED_65536 -> Props.empty().withBoundedMailbox(65_536);
+            default -> throw new IllegalArgumentException("unknown Troupe fan-in mailbox '" + mailbox
+                    + "', expected " + UNBOUNDED + " or " + BOUNDED_65536);
+        };
         this.system = TroupeSystems.create("troupe-fan-in");
-        this.target = system.spawn(Target.create(ticks), "target");
+        this.target = system.spawn(Target.create(ticks), "target", props);
     }
 
     @Override
