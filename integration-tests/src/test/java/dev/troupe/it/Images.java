@@ -20,8 +20,13 @@ final class Images {
     static final Path APP_JAR = Path.of(System.getProperty("troupe.it.appJar", "target/docker-context/troupe-sample-app.jar"))
             .toAbsolutePath().normalize();
 
+    /** The peer node's libraries, copied by the build (see the pom's peer-node-libs execution). */
+    static final Path PEER_LIBS = Path.of(System.getProperty("troupe.it.peerLibs", "target/peer-node/lib"))
+            .toAbsolutePath().normalize();
+
     private static String sampleApp;
     private static String prometheus;
+    private static String peerNode;
 
     private Images() {
     }
@@ -53,5 +58,40 @@ final class Images {
                     .get();
         }
         return prometheus;
+    }
+
+    /**
+     * The test application dev.troupe.it.peer (a Boot app with the Troupe starter and one actor bean)
+     * on the sample app's image, which brings Debian's JRE and the non-root user.
+     */
+    static synchronized String peerNode() {
+        if (peerNode == null) {
+            String base = sampleApp();
+            Path classes;
+            try {
+                classes = Path.of(dev.troupe.it.peer.PeerNodeApplication.class.getProtectionDomain().getCodeSource()
+                        .getLocation().toURI());
+            } catch (java.net.URISyntaxException e) {
+                throw new IllegalStateException(e);
+            }
+            if (!Files.isDirectory(PEER_LIBS)) {
+                throw new IllegalStateException("The peer node's libraries are missing at " + PEER_LIBS
+                        + ": run the tests with `./mvnw verify`");
+            }
+            peerNode = new ImageFromDockerfile("localhost/troupe-peer-node:it", false)
+                    .withFileFromPath("lib", PEER_LIBS)
+                    .withFileFromPath("classes/dev/troupe/it/peer", classes.resolve("dev/troupe/it/peer"))
+                    .withDockerfileFromBuilder(d -> d
+                            .from(base)
+                            .copy("lib", "/app/lib")
+                            .copy("classes", "/app/classes")
+                            .env("MANAGEMENT_ENDPOINTS_WEB_EXPOSURE_INCLUDE", "health,prometheus")
+                            .entryPoint("java", "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
+                                    "-XX:MaxRAMPercentage=75", "-cp", "/app/classes:/app/lib/*",
+                                    "dev.troupe.it.peer.PeerNodeApplication")
+                            .build())
+                    .get();
+        }
+        return peerNode;
     }
 }
