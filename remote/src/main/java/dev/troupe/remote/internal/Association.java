@@ -510,10 +510,14 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
             ch.close();
             return;
         }
+        final boolean wasUnreachable = state == AssociationState.UNREACHABLE;
         observeUid(uid);
         channel = ch;
         backoffAttempt = 0;
         state = AssociationState.ACTIVE;
+        if (wasUnreachable) {
+            failureDetector.reset(); // the outage is not a heartbeat interval: start the history afresh
+        }
         failureDetector.heartbeat(System.nanoTime());
         // A new connection has empty inbound tables on the far side: advertise every id first.
         final int n = idCount;
