@@ -5,24 +5,25 @@ package dev.troupe.actor;
  *
  * @param capacity 0 for an unbounded mailbox, else the most messages waiting; overflow
  *                 goes to dead letters as {@code mailbox-full}
- * @param chunkSize for an unbounded mailbox, the size of the array chunks it grows by;
- *                  chunks are recycled, so a mailbox in steady state allocates nothing
+ * @param initialCapacity for an unbounded mailbox, the size of its first ring; the ring doubles
+ *                        when a backlog fills it and keeps its size, so a mailbox that has seen
+ *                        its largest backlog allocates nothing more
  */
-public record MailboxSettings(int capacity, int chunkSize) {
+public record MailboxSettings(int capacity, int initialCapacity) {
 
     /** Validates the settings. */
     public MailboxSettings {
         if (capacity < 0) {
             throw new IllegalArgumentException("mailbox capacity must not be negative: " + capacity);
         }
-        if (chunkSize < 2) {
-            throw new IllegalArgumentException("mailbox chunk size must be at least 2: " + chunkSize);
+        if (initialCapacity < 2) {
+            throw new IllegalArgumentException("mailbox initial capacity must be at least 2: " + initialCapacity);
         }
     }
 
-    /** @return an unbounded mailbox growing by chunks of 64 messages */
+    /** @return an unbounded mailbox starting with room for 16 messages */
     public static MailboxSettings unbounded() {
-        return new MailboxSettings(0, 64);
+        return new MailboxSettings(0, 16);
     }
 
     /**
@@ -33,7 +34,7 @@ public record MailboxSettings(int capacity, int chunkSize) {
         if (capacity <= 0) {
             throw new IllegalArgumentException("bounded mailbox capacity must be positive: " + capacity);
         }
-        return new MailboxSettings(capacity, 64);
+        return new MailboxSettings(capacity, 16);
     }
 
     /** @return whether the mailbox is bounded */

@@ -87,6 +87,92 @@ class AllocationTest {
         assertZeroAllocation(true);
     }
 
+    /**
+     * Four threads tell one actor as fast as they can, so its mailbox builds a backlog. Once
+     * the mailbox has grown to the backlog it sees, further rounds allocate nothing.
+     */
+    @Test
+    void fanInWithABacklogAllocatesNothingPerMessageOnceWarm() throws Exception {
+        system = ActorSystem.create("alloc-fan-in", ActorSystemSettings.builder()
+            .defaultDispatcher(DispatcherSettings.of("default").withThreads(2))
+            .daemonThreads(true)
+            .build());
+        final int senders = 4;
+        final int perSender = 50_000;
+        final Round round = new Round();
+        final ActorRef<Msg> sink = system.spawn(Behaviors.receiveMessage(m -> {
+            final int left = round.remaining - 1;
+            round.remaining = left;
+            if (left == 0) {
+                round.done.countDown();
+            }
+            return Behaviors.same();
+        }), "sink");
+        final java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(senders + 1);
+        final java.util.concurrent.CyclicBarrier end = new java.util.concurrent.CyclicBarrier(senders + 1);
+        final java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        final Thread[] threads = new Thread[senders];
+        for (int t = 0; t < senders; t++) {
+            threads[t] = new Thread(() -> {
+                try {
+                    while (true) {
+                        start.await();
+                        if (stop.get()) {
+                            return;
+                        }
+                        for (int i = 0; i < perSender; i++) {
+                            sink.tell(Msg.PING);
+                        }
+                        end.await();
+                    }
+                } catch (Exception e) {
+                    // the test fails on its own timeout if a sender dies
+                }
+            }, "fan-in-sender-" + t);
+            threads[t].setDaemon(true);
+            threads[t].start();
+        }
+        try {
+            for (int r = 0; r < 8; r++) {
+                fanInRound(round, start, end, senders * perSender);
+            }
+            final Map<Long, Long> before = allocatedByThread();
+            final int rounds = 5;
+            for (int r = 0; r < rounds; r++) {
+                fanInRound(round, start, end, senders * perSender);
+            }
+            final Map<Long, Long> after = allocatedByThread();
+            long total = 0;
+            final StringBuilder perThread = new StringBuilder();
+            for (Map.Entry<Long, Long> e : after.entrySet()) {
+                final Long b = before.get(e.getKey());
+                final long delta = e.getValue() - (b == null ? 0 : b);
+                total += delta;
+                if (delta > 0) {
+                    perThread.append(threadName(e.getKey())).append('=').append(delta).append(' ');
+                }
+            }
+            final long messages = (long) rounds * senders * perSender;
+            final double perMessage = (double) total / messages;
+            System.out.println("AllocationTest(fan-in): " + total + " bytes over " + messages + " messages = " + perMessage
+                + " B/message; by thread: " + perThread);
+            assertThat(perMessage).as("bytes per message over all threads (%d bytes in total: %s)", total, perThread).isLessThan(0.01);
+        } finally {
+            stop.set(true);
+            start.await(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void fanInRound(Round round, java.util.concurrent.CyclicBarrier start, java.util.concurrent.CyclicBarrier end,
+                                   int messages) throws Exception {
+        final CountDownLatch done = new CountDownLatch(1);
+        round.done = done;
+        round.remaining = messages;
+        start.await(10, TimeUnit.SECONDS);
+        end.await(60, TimeUnit.SECONDS);
+        assertThat(done.await(60, TimeUnit.SECONDS)).as("round finished").isTrue();
+    }
+
     @SuppressWarnings("unchecked")
     private void assertZeroAllocation(boolean timers) throws Exception {
         system = ActorSystem.create("alloc", ActorSystemSettings.builder()

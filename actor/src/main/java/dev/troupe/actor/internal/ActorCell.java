@@ -916,7 +916,7 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorContext<T>,
     private Mailbox createMailbox(Props props) {
         final MailboxSettings defaults = system.settings().defaultMailbox();
         final int capacity = props.mailboxCapacity() < 0 ? defaults.capacity() : props.mailboxCapacity();
-        return capacity > 0 ? new BoundedMailbox(capacity) : new UnboundedMailbox(defaults.chunkSize());
+        return capacity > 0 ? new BoundedMailbox(capacity) : new UnboundedMailbox(defaults.initialCapacity());
     }
 
     /**
