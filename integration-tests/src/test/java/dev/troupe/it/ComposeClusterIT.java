@@ -1,0 +1,240 @@
+package dev.troupe.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import tools.jackson.databind.JsonNode;
+
+/**
+ * docker/docker-compose.yml as a user runs it: the compose tool (docker-compose 1.29 here, or
+ * {@code docker compose}) builds the sample-app and Prometheus images from debian:bookworm-slim and
+ * starts the three nodes and Prometheus (Grafana is left out: its image comes from a registry, which
+ * the build machines cannot reach). Every node must come up healthy with its remote transport
+ * listening, Prometheus must scrape all three, and the API node must serve requests. The dashboard's
+ * queries are proven against a real Prometheus by {@code DashboardQueriesIT}.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ComposeClusterIT {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ComposeClusterIT.class);
+    static final List<String> NODES = List.of("api", "worker-1", "worker-2");
+    static final List<String> SERVICES = List.of("api", "worker-1", "worker-2", "prometheus");
+
+    static Compose compose;
+    static int apiPort;
+    static int prometheusPort;
+    static PrometheusApi prometheus;
+    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @BeforeAll
+    static void up() throws IOException {
+        Path root = Path.of("target", "compose").toAbsolutePath();
+        copyTree(Images.DOCKER_DIR, root.resolve("docker"));
+        Path jarDir = Files.createDirectories(root.resolve("sample-app").resolve("target"));
+        try (Stream<Path> old = Files.list(jarDir)) {
+            for (Path p : (Iterable<Path>) old::iterator) {
+                Files.delete(p);
+            }
+        }
+        if (!Files.isRegularFile(Images.APP_JAR)) {
+            throw new IllegalStateException("The sample app's jar is missing at " + Images.APP_JAR
+                    + ": run `./mvnw verify` from the repository root");
+        }
+        Files.copy(Images.APP_JAR, jarDir.resolve("troupe-sample-app-it.jar"));
+
+        apiPort = FreePorts.next();
+        prometheusPort = FreePorts.next();
+        compose = new Compose(root.resolve("docker").resolve("docker-compose.yml"), "troupeit", Map.of(
+                "TROUPE_API_PORT", Integer.toString(apiPort),
+                "PROMETHEUS_PORT", Integer.toString(prometheusPort),
+                "GRAFANA_PORT", Integer.toString(FreePorts.next())));
+        compose.runQuietly(120, "down", "-v", "--remove-orphans");
+        List<String> upArgs = new ArrayList<>(List.of("up", "-d", "--build"));
+        upArgs.addAll(SERVICES);
+        compose.run(600, upArgs.toArray(String[]::new));
+        prometheus = new PrometheusApi("127.0.0.1", prometheusPort);
+    }
+
+    @AfterAll
+    static void down() {
+        if (compose != null) {
+            compose.runQuietly(180, "down", "-v", "--remove-orphans");
+        }
+    }
+
+    @Test
+    @Order(1)
+    void everyNodeComesUpAndPrometheusScrapesIt() {
+        Deadline deadline = new Deadline(Duration.ofMinutes(4));
+        Map<String, String> health;
+        do {
+            health = new LinkedHashMap<>();
+            try {
+                for (JsonNode t : prometheus.activeTargets()) {
+                    health.put(t.path("labels").path("instance").asString(""), t.path("health").asString(""));
+                }
+            } catch (AssertionError notYet) {
+                health.put("prometheus", notYet.getMessage());
+            }
+            if (health.keySet().equals(new java.util.HashSet<>(NODES)) && health.values().stream().allMatch("up"::equals)) {
+                break;
+            }
+        } while (deadline.sleep(Duration.ofSeconds(2)));
+        LOG.info("Prometheus targets: {}", health);
+        assertThat(health).as("Prometheus's scrape targets").containsOnlyKeys(NODES);
+        assertThat(health.values()).as("target health %s", health).containsOnly("up");
+        assertThat(get("/actuator/health").statusCode()).isEqualTo(200);
+
+        // The image's HEALTHCHECK (Actuator's health endpoint) reports every node healthy.
+        Deadline healthy = new Deadline(Duration.ofMinutes(2));
+        String ps;
+        do {
+            ps = compose.run(60, "ps");
+        } while (countHealthy(ps) < NODES.size() && healthy.sleep(Duration.ofSeconds(3)));
+        assertThat(countHealthy(ps)).as("healthy nodes in `ps`:%n%s", ps).isEqualTo(NODES.size());
+    }
+
+    private static int countHealthy(String ps) {
+        int n = 0;
+        for (String line : ps.split("\n")) {
+            for (String node : NODES) {
+                // docker-compose 1.29 names containers troupeit_api_1, compose v2 troupeit-api-1
+                if ((line.startsWith("troupeit_" + node + "_") || line.startsWith("troupeit-" + node + "-"))
+                        && line.contains("(healthy)")) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    @Test
+    @Order(2)
+    void everyNodeRunsItsRemoteTransportUnderItsServiceName() {
+        // Through Prometheus, which reaches each node by its service name: the troupe meters of all
+        // three nodes, and each one's remote transport (the associations gauge exists once it runs).
+        Deadline deadline = new Deadline(Duration.ofSeconds(60));
+        JsonNode live;
+        JsonNode remote;
+        do {
+            live = prometheus.query("count by (instance) (troupe_actors_live)");
+            remote = prometheus.query("count by (instance) (troupe_remote_associations)");
+        } while ((live.path("result").size() < NODES.size() || remote.path("result").size() < NODES.size())
+                && deadline.sleep(Duration.ofSeconds(2)));
+        assertThat(instances(live)).as("nodes exporting troupe meters").containsExactlyInAnyOrderElementsOf(NODES);
+        assertThat(instances(remote)).as("nodes exporting troupe.remote meters").containsExactlyInAnyOrderElementsOf(NODES);
+
+        // The API node's health shows its transport at the address the compose file gives it.
+        HttpResponse<String> health = get("/actuator/health");
+        assertThat(health.statusCode()).isEqualTo(200);
+        assertThat(health.body()).contains("\"troupeRemote\"").contains("troupe://inventory@api:25520/");
+    }
+
+    @Test
+    @Order(3)
+    void theApiNodeServesRequests() {
+        String sku = "compose-" + System.nanoTime();
+        HttpResponse<String> restock = post("/api/skus/" + sku + "/stock?quantity=10");
+        assertThat(restock.statusCode()).as(restock.body()).isEqualTo(200);
+        assertThat(restock.body()).contains("\"available\":10");
+        HttpResponse<String> reserve = post("/api/skus/" + sku + "/reservations?quantity=3");
+        assertThat(reserve.statusCode()).as(reserve.body()).isEqualTo(200);
+        assertThat(reserve.body()).contains("\"available\":7").contains("\"reserved\":3");
+        HttpResponse<String> tooMuch = post("/api/skus/" + sku + "/reservations?quantity=50");
+        assertThat(tooMuch.statusCode()).as(tooMuch.body()).isEqualTo(409);
+        HttpResponse<String> query = get("/api/skus/" + sku);
+        assertThat(query.body()).contains("\"available\":7");
+
+        // The built-in load generator runs a bounded burst, and Prometheus sees the API node's throughput.
+        generateLoad(Duration.ofSeconds(2));
+        Deadline deadline = new Deadline(Duration.ofSeconds(60));
+        double rate;
+        do {
+            rate = PrometheusApi.sum(prometheus.query("sum(rate(troupe_messages_processed_total{instance=\"api\"}[1m]))"));
+        } while (rate <= 0 && deadline.sleep(Duration.ofSeconds(2)));
+        assertThat(rate).as("messages per second processed on the API node").isPositive();
+    }
+
+    private static List<String> instances(JsonNode data) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode series : data.path("result")) {
+            out.add(series.path("metric").path("instance").asString(""));
+        }
+        return out;
+    }
+
+    /**
+     * Keeps the sample app's load generator running on the API node (a bounded run; a 409 means one
+     * is already going) and sends some requests of its own for a while (bounded).
+     */
+    static void generateLoad(Duration duration) {
+        HttpResponse<String> load = post("/api/load?seconds=10&workers=2&skus=50");
+        assertThat(load.statusCode()).as("POST /api/load: %s", load.body()).isIn(202, 409);
+        Deadline d = new Deadline(duration);
+        int i = 0;
+        do {
+            String sku = "compose-" + (i % 16);
+            assertThat(post("/api/skus/" + sku + "/stock?quantity=5").statusCode()).isEqualTo(200);
+            assertThat(post("/api/skus/" + sku + "/reservations?quantity=3").statusCode()).isIn(200, 409);
+            i++;
+        } while (d.sleep(Duration.ofMillis(20)));
+    }
+
+    static HttpResponse<String> get(String path) {
+        return send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + apiPort + path)).GET()
+                .timeout(Duration.ofSeconds(10)).build());
+    }
+
+    static HttpResponse<String> post(String path) {
+        return send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + apiPort + path))
+                .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10)).build());
+    }
+
+    private static HttpResponse<String> send(HttpRequest r) {
+        try {
+            return HTTP.send(r, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path src : (Iterable<Path>) files::iterator) {
+                Path dst = to.resolve(from.relativize(src).toString());
+                if (Files.isDirectory(src)) {
+                    Files.createDirectories(dst);
+                } else if (!src.getFileName().toString().endsWith(".jar")) {
+                    Files.copy(src, dst, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+}
