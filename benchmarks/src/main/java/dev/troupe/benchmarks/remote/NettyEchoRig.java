@@ -24,15 +24,14 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import org.HdrHistogram.Histogram;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The ceiling: raw Netty, no actors, no serialization. N connections over loopback, each keeping
- * a window of length-prefixed frames of Troupe's ping size (29 bytes) outstanding; the server
- * echoes every frame and flushes once per read. One I/O thread per side, as Troupe runs.
+ * The ceiling: raw Netty, no actors, no serialization. One connection over loopback (as Troupe
+ * uses one per peer and direction) keeping N x window length-prefixed frames of Troupe's ping
+ * size (29 bytes) outstanding; the server echoes every frame and flushes once per read. One I/O
+ * thread per side, as Troupe runs.
  */
 final class NettyEchoRig implements Rig {
 
@@ -94,8 +93,7 @@ final class NettyEchoRig implements Rig {
             sent++;
         }
 
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
+        void begin(ChannelHandlerContext ctx) {
             for (int i = 0; i < window && sent < total; i++) {
                 send(ctx);
             }
@@ -118,34 +116,37 @@ final class NettyEchoRig implements Rig {
         }
     }
 
+    /**
+     * Like Troupe, which multiplexes every actor pair to a node over one connection per
+     * direction, the ceiling runs all clients' windows over one connection: clients x window frames
+     * outstanding, clients x round trips in total.
+     */
     @Override
     public long run(int clients, int roundTripsPerClient, int window) throws InterruptedException {
-        final CountDownLatch done = new CountDownLatch(clients);
-        final List<Channel> channels = new ArrayList<>();
-        final CountDownLatch connected = new CountDownLatch(clients);
+        final CountDownLatch done = new CountDownLatch(1);
         final Bootstrap b = new Bootstrap().group(clientGroup)
             .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-            .option(ChannelOption.AUTO_READ, true);
+            .option(ChannelOption.AUTO_READ, false);
+        final Client client = new Client(clients * roundTripsPerClient, clients * window, done);
+        b.handler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1024, 0, 4, 0, 0), client);
+            }
+        });
+        final Channel channel = b.connect((InetSocketAddress) server.localAddress()).syncUninterruptibly().channel();
         final long start = System.nanoTime();
-        for (int i = 0; i < clients; i++) {
-            b.handler(new ChannelInitializer<SocketChannel>() {
-                @Override
-                protected void initChannel(SocketChannel ch) {
-                    ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(1024, 0, 4, 0, 0), new Client(roundTripsPerClient, window, done));
-                    connected.countDown();
-                }
-            });
-            channels.add(b.connect((InetSocketAddress) server.localAddress()).syncUninterruptibly().channel());
-        }
+        channel.eventLoop().execute(() -> {
+            channel.config().setAutoRead(true);
+            client.begin(channel.pipeline().lastContext());
+        });
         if (!done.await(10, TimeUnit.MINUTES)) {
             throw new IllegalStateException("Netty echo did not finish");
         }
         final long elapsed = System.nanoTime() - start;
-        for (Channel c : channels) {
-            c.close().syncUninterruptibly();
-        }
+        channel.close().syncUninterruptibly();
         return elapsed;
     }
 

@@ -210,7 +210,7 @@ final class PekkoRemoteRig implements Rig {
     }
 
     private <T> ActorRef<T> spawn(Behavior<T> behavior, String name) {
-        return Adapter.spawn(Adapter.toClassic(pingSystem), behavior, name, Props.empty());
+        return pingSystem.systemActorOf(behavior, name, Props.empty());
     }
 
     @Override

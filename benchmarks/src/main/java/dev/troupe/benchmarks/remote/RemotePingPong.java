@@ -50,7 +50,8 @@ public final class RemotePingPong {
         final int maxClients = Arrays.stream(clients).max().orElse(1);
         System.out.printf(Locale.ROOT, "JVM: %s %s, processors: %d, max heap: %d MiB%n", System.getProperty("java.vm.name"),
             System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
-        System.out.printf(Locale.ROOT, "Round trips per client: %d, window per client: %d%n%n", roundTrips, window);
+        System.out.printf(Locale.ROOT, "Round trips per client: %d, window per client: %d; load average at start: %s%n%n",
+            roundTrips, window, loadAverage());
         final List<String> summary = new ArrayList<>();
         for (String r : rigs) {
             try (Rig rig = create(r, maxClients)) {
@@ -83,8 +84,18 @@ public final class RemotePingPong {
                 System.out.println();
             }
         }
+        System.out.println("Load average at end: " + loadAverage());
         System.out.println("Msgs/sec by client count");
         summary.forEach(System.out::println);
+    }
+
+    /** The machine's load, printed so that numbers taken on a busy machine say so. */
+    private static String loadAverage() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim();
+        } catch (java.io.IOException | RuntimeException e) {
+            return String.format(Locale.ROOT, "%.2f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        }
     }
 
     private static Rig create(String name, int maxClients) throws Exception {
