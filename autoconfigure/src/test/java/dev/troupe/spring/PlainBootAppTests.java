@@ -59,6 +59,33 @@ class PlainBootAppTests {
         }
     }
 
+    /** A mailbox backlog past the threshold takes the node out of the readiness group's UP. */
+    @Test
+    void backlogPastThresholdMakesReadinessOutOfService() throws Exception {
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(PlainApp.class)
+            .web(WebApplicationType.NONE)
+            .properties("troupe.health.mailbox-backlog-threshold=20", "troupe.health.mailbox-backlog-recovery=5",
+                "troupe.default-dispatcher.threads=1")
+            .run()) {
+            final HealthEndpoint health = context.getBean(HealthEndpoint.class);
+            final ActorSystem system = context.getBean(ActorSystem.class);
+            assertThat(health.healthForPath("readiness").getStatus()).isEqualTo(Status.UP);
+            final Gate gate = new Gate();
+            final ActorRef<String> slow = system.spawn(gate.behavior(), "slow");
+            try {
+                for (int i = 0; i < 30; i++) {
+                    slow.tell("m" + i);
+                }
+                assertThat(health.healthForPath("readiness").getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+                assertThat(health.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+            } finally {
+                gate.release(30);
+            }
+            gate.awaitProcessed(30);
+            assertThat(health.healthForPath("readiness").getStatus()).isEqualTo(Status.UP);
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration
     static class PlainApp {
