@@ -147,4 +147,41 @@ class LimitsAndLifecycleTest {
         target.tell("stop");
         assertThat(probe.receiveMessage(Duration.ofSeconds(5))).isEqualTo("terminated");
     }
+
+    @Test
+    void restartedPeerInvalidatesRefsFromItsOldIncarnation() throws Exception {
+        final RemoteTransport a = kit.node("alpha");
+        final int port = freePort();
+        final dev.troupe.actor.ActorSystem oldBeta = dev.troupe.actor.ActorSystem.create("beta");
+        final RemoteTransport oldBetaRemote = RemoteTransport.start(oldBeta, RemoteTestKit.settings().bindPort(port).build());
+        // beta's actor sends alpha a ref to itself: that ref is bound to this incarnation of beta
+        final TestProbe<Ping> fromBeta = TestProbe.create(a.system());
+        final ActorRef<Ping.Pong> betaActor = oldBeta.spawn(Behaviors.<Ping.Pong>receiveMessage(m -> Behaviors.same()), "replier");
+        final ActorRef<Ping> inbox = a.system().spawn(Behaviors.<Ping>receiveMessage(m -> {
+            fromBeta.ref().tell(m);
+            return Behaviors.same();
+        }), "inbox");
+        oldBetaRemote.actorRef(a.addressOf(inbox).toString(), Ping.class).tell(new Ping(1, betaActor));
+        final ActorRef<Ping.Pong> boundRef = fromBeta.receiveMessage(Duration.ofSeconds(5)).replyTo();
+        final ActorRef<String> lookupRef = a.actorRef("troupe://beta@127.0.0.1:" + port + "/user/sink", String.class);
+
+        oldBetaRemote.shutdown(Duration.ofMillis(200));
+        oldBeta.terminate().toCompletableFuture().join();
+        final RemoteTransport newBeta = kit.node("beta", RemoteTestKit.settings().bindPort(port));
+        final List<Object> sunk = new CopyOnWriteArrayList<>();
+        newBeta.system().spawn(Behaviors.<String>receiveMessage(m -> {
+            sunk.add(m);
+            return Behaviors.same();
+        }), "sink");
+        // the lookup ref follows the address to the new incarnation
+        RemoteTestKit.await("new beta reached", Duration.ofSeconds(10), () -> {
+            lookupRef.tell("hello");
+            return !sunk.isEmpty();
+        });
+        // the ref that came from the old incarnation is dead now
+        final List<dev.troupe.actor.DeadLetter> dead = new CopyOnWriteArrayList<>();
+        a.system().deadLetters().subscribe(dead::add);
+        boundRef.tell(new Ping.Pong(9));
+        assertThat(dead).extracting(dev.troupe.actor.DeadLetter::reason).containsExactly(DeadLetterReason.UNKNOWN_RECIPIENT);
+    }
 }
