@@ -88,6 +88,19 @@ class TroupeMetricsAutoConfigurationTests {
                 .isGreaterThan(0);
             assertThat(registry.get("troupe.processing.sampled").tags("dispatcher", "default").timer().count())
                 .isGreaterThan(0);
+
+            // Five messages to an actor stuck in its first one: four or five waiting, system-wide.
+            final dev.troupe.spring.Gate gate = new dev.troupe.spring.Gate();
+            final ActorRef<String> held = system.spawn(gate.behavior(), "held");
+            try {
+                for (int i = 0; i < 5; i++) {
+                    held.tell("m" + i);
+                }
+                waitUntil(() -> registry.get("troupe.mailbox.backlog").gauge().value() <= 4);
+                assertThat(registry.get("troupe.mailbox.backlog").gauge().value()).isEqualTo(4.0);
+            } finally {
+                gate.release(5);
+            }
         });
     }
 
@@ -150,7 +163,7 @@ class TroupeMetricsAutoConfigurationTests {
             assertThat(system.metrics().liveActors()).isEqualTo(10_001);
             metrics.refresh();
             assertThat(troupeMeterIds(registry)).isEqualTo(before);
-            registry.get("troupe.mailbox.backlog").gauge().value();
+            assertThat(registry.get("troupe.mailbox.backlog").gauge().value()).isGreaterThanOrEqualTo(0);
             assertThat(registry.get("troupe.actors.live").gauge().value()).isEqualTo(10_001);
 
             // A named actor spawned with Props.withMetrics() gets its own series, and loses them when it stops.
