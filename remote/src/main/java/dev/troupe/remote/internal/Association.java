@@ -296,7 +296,11 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
 
     private void wakeDrainer() {
         // At most one pending drain task: producers that find it scheduled just leave their record.
-        if ((int) DRAIN_SCHEDULED.getAcquire(this) == 0 && DRAIN_SCHEDULED.compareAndSet(this, 0, 1)) {
+        // The full fence orders the record's commit (a release store) before the flag load; without
+        // it the drainer could clear the flag and miss the record while this producer still sees
+        // the old flag (store-load reordering), and the record would wait for the next tell.
+        VarHandle.fullFence();
+        if ((int) DRAIN_SCHEDULED.getVolatile(this) == 0 && DRAIN_SCHEDULED.compareAndSet(this, 0, 1)) {
             execute(drainTask);
         }
     }
@@ -382,7 +386,7 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
     // =====================================================================================
 
     private void drain() {
-        DRAIN_SCHEDULED.setRelease(this, 0);
+        DRAIN_SCHEDULED.setVolatile(this, 0); // a full fence before reading the ring: see wakeDrainer
         final Channel ch = channel;
         if (ch == null || !ch.isActive()) {
             if (!started) {
@@ -557,6 +561,9 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
         final long now = System.nanoTime();
         final Channel ch = channel;
         if (ch != null && ch.isActive()) {
+            if (ring.size() > 0) {
+                drain(); // safety net: nothing waits in the buffer longer than a heartbeat interval
+            }
             final ByteBuf b = ch.alloc().directBuffer(13);
             Frames.writeHeartbeat(b, now);
             ch.writeAndFlush(b, ch.voidPromise());
