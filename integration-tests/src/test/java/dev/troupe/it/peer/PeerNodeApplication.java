@@ -1,5 +1,6 @@
 package dev.troupe.it.peer;
 
+import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.remote.SerializerRegistry;
@@ -40,6 +41,15 @@ public class PeerNodeApplication {
     Behavior<Echo> echo(@Value("${troupe.system-name}") String systemName) {
         return Behaviors.receiveMessage(m -> {
             m.replyTo().tell(m.text() + " from " + systemName);
+            return Behaviors.same();
+        });
+    }
+
+    @Bean
+    @TroupeActor
+    Behavior<Locate> locator(ActorRef<Echo> echo) {
+        return Behaviors.receiveMessage(m -> {
+            m.replyTo().tell(new Located(echo));
             return Behaviors.same();
         });
     }
