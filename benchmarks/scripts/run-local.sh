@@ -6,7 +6,7 @@
 #
 # Usage (from the repository root, after building benchmarks/target/benchmarks.jar):
 #   [JMH_OPTS="-f 2 -wi 5 -i 5 -w 1s -r 1s"] benchmarks/scripts/run-local.sh [sittings] [more JMH options...]
-# Defaults: 3 sittings of JMH_OPTS as above, always with -prof gc; about 25 minutes on 2 cores.
+# Defaults: 3 sittings of JMH_OPTS as above, always with -prof gc; about 27 minutes on 2 cores.
 set -euo pipefail
 
 SITTINGS="${1:-3}"

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Summarizes the JMH JSON files of scripts/run-local.sh into a Markdown table.
+"""Summarizes the JMH JSON files of scripts/run-local.sh into two Markdown tables.
 
 For every benchmark and parameter set: the median of all measurement iterations of all forks
 of all sittings (msgs/s and gc.alloc.rate.norm, which is bytes per message since one JMH
 operation is one message), the range of the per-sitting medians, and for Troupe the ratio to
-Pekko (default tuning) computed per sitting, then the median of those ratios.
+Pekko (default tuning) computed per sitting, then the median of those ratios; then the same
+medians side by side, one row per scenario.
 
 Usage: summarize.py RESULTS_DIR
 """
@@ -97,6 +98,29 @@ def main():
         name = dict(SCENARIOS).get(scenario, scenario)
         print(f"| {name} | {pairs} | {label} | {fmt_rate(median(all_scores))} | "
               f"{' / '.join(fmt_rate(v) for v in per_sitting)} | {median(all_norm):.1f} | {ratio} |")
+    side_by_side(data)
+
+
+def side_by_side(data):
+    """One row per scenario: both systems' medians, the same-sitting ratio, bytes per message."""
+    print()
+    print("| scenario | Troupe msgs/s | Pekko msgs/s | Troupe / Pekko | Troupe B/msg | Pekko B/msg |")
+    print("|---|---|---|---|---|---|")
+    for scenario, name in SCENARIOS:
+        pairs_list = sorted({k[2] for k in data if k[1] == scenario}, key=lambda p: int(p) if p.isdigit() else 0)
+        for pairs in pairs_list:
+            t = data.get(("Troupe", scenario, pairs, "default"))
+            p = data.get(("Pekko", scenario, pairs, "default"))
+            if not t or not p:
+                continue
+            t_all = [v for c in t.values() for v in c["score"]]
+            p_all = [v for c in p.values() for v in c["score"]]
+            t_norm = [v for c in t.values() for v in c["norm"]]
+            p_norm = [v for c in p.values() for v in c["norm"]]
+            ratios = [median(t[s]["score"]) / median(p[s]["score"]) for s in sorted(t) if s in p and p[s]["score"]]
+            label = name if pairs == "-" else f"{name}, {pairs} pair{'s' if pairs != '1' else ''}"
+            print(f"| {label} | {fmt_rate(median(t_all))} | {fmt_rate(median(p_all))} | "
+                  f"{median(ratios):.2f}x | {median(t_norm):.1f} | {median(p_norm):.1f} |")
 
 
 if __name__ == "__main__":
