@@ -178,8 +178,8 @@ public class TroupeProperties implements Validator {
             e.getValue().check(prefix, p);
         }
         notNegative(defaultMailbox.capacity, "troupe.default-mailbox.capacity", p);
-        if (defaultMailbox.chunkSize < 2) {
-            p.add("troupe.default-mailbox.chunk-size must be at least 2, was " + defaultMailbox.chunkSize);
+        if (defaultMailbox.initialCapacity < 2) {
+            p.add("troupe.default-mailbox.initial-capacity must be at least 2, was " + defaultMailbox.initialCapacity);
         }
         positive(timer.tick, "troupe.timer.tick", p);
         if (timer.ticksPerWheel <= 0 || Integer.bitCount(timer.ticksPerWheel) != 1) {
@@ -319,9 +319,10 @@ public class TroupeProperties implements Validator {
         private int capacity = 0;
 
         /**
-         * Size of the recycled array chunks an unbounded mailbox grows by.
+         * Size of an unbounded mailbox's first ring; it doubles when a backlog fills it and
+         * keeps its size.
          */
-        private int chunkSize = 64;
+        private int initialCapacity = 16;
 
         public int getCapacity() {
             return capacity;
@@ -331,16 +332,16 @@ public class TroupeProperties implements Validator {
             this.capacity = capacity;
         }
 
-        public int getChunkSize() {
-            return chunkSize;
+        public int getInitialCapacity() {
+            return initialCapacity;
         }
 
-        public void setChunkSize(int chunkSize) {
-            this.chunkSize = chunkSize;
+        public void setInitialCapacity(int initialCapacity) {
+            this.initialCapacity = initialCapacity;
         }
 
         MailboxSettings toSettings() {
-            return new MailboxSettings(capacity, chunkSize);
+            return new MailboxSettings(capacity, initialCapacity);
         }
     }
 

@@ -72,9 +72,7 @@ public class MetricsOverheadBenchmark {
             // lazySet: the one writer publishes without a full fence per message.
             received.lazySet(received.get() + 1);
             return Behaviors.same();
-        }), "target", Props.empty().withBoundedMailbox(1 << 14).withMetrics());
-        // A bounded (array) mailbox larger than a batch: the unbounded mailbox grows by chunks when
-        // a burst outruns its pool of two, and that allocation would hide the meters' cost.
+        }), "target", Props.empty().withMetrics());
         if ("on".equals(metrics)) {
             registry = new SimpleMeterRegistry();
             binder = new TroupeMetrics(system, true, true, Duration.ofSeconds(1));
