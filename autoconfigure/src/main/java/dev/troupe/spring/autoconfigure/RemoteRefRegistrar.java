@@ -1,5 +1,6 @@
 package dev.troupe.spring.autoconfigure;
 
+import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.remote.RemoteTransport;
 import org.springframework.beans.BeansException;
@@ -14,6 +15,7 @@ import org.springframework.context.EnvironmentAware;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -50,10 +52,29 @@ public class RemoteRefRegistrar implements BeanDefinitionRegistryPostProcessor, 
             final Class<?> type = ref.getMessageType();
             final RootBeanDefinition definition = new RootBeanDefinition(ActorRef.class);
             definition.setTargetType(ResolvableType.forClassWithGenerics(ActorRef.class, type));
-            definition.setInstanceSupplier(() -> beanFactory.getBean(RemoteTransport.class).actorRef(ref.actorPath(peerAddress), type));
+            definition.setInstanceSupplier(() -> remoteRef(beanFactory.getBean(RemoteTransport.class), name, ref.actorPath(peerAddress), type));
             definition.setDescription("remote ActorRef troupe.remote.refs." + name + " -> " + peerAddress + ref.getPath());
             registry.registerBeanDefinition(name, definition);
         }
+    }
+
+    /**
+     * Resolves a declared remote ref, failing startup where the message type is declared if some
+     * message the ref accepts could not be serialized (it would otherwise only surface as
+     * {@code no-serializer} dead letters at the first tell).
+     */
+    private static ActorRef<?> remoteRef(RemoteTransport transport, String name, ActorPath path, Class<?> type) {
+        final List<Class<?>> missing = transport.settings().serializers().unserializableTypes(type);
+        if (!missing.isEmpty()) {
+            final StringBuilder names = new StringBuilder();
+            for (Class<?> c : missing) {
+                names.append(names.length() == 0 ? "" : ", ").append(c.getName());
+            }
+            throw new IllegalStateException("troupe.remote.refs." + name + ".message-type: no serializer handles " + names
+                + "; declare a SerializerRegistry bean that covers them (for example a JacksonSerializer with these classes"
+                + " on its allow-list)");
+        }
+        return transport.actorRef(path, type);
     }
 
     @Override

@@ -83,6 +83,23 @@ class TroupeRemoteAutoConfigurationTests {
             });
     }
 
+    /** A message type no serializer is registered for. */
+    record Unregistered(int n) {
+    }
+
+    @Test
+    void refWithAMessageTypeNoSerializerHandlesShouldFailNamingTheProperty() {
+        runner.withPropertyValues("troupe.remote.enabled=true", "troupe.remote.bind-port=0", "troupe.remote.secret=" + SECRET,
+                "troupe.remote.peers.a=a@127.0.0.1:1",
+                "troupe.remote.refs.far.peer=a", "troupe.remote.refs.far.path=/user/x",
+                "troupe.remote.refs.far.message-type=" + Unregistered.class.getName())
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                    .contains("troupe.remote.refs.far.message-type: no serializer handles " + Unregistered.class.getName());
+            });
+    }
+
     @Test
     void remoteRefBeanShouldReachAnActorBeanOnAnotherNode() {
         runner.withUserConfiguration(ServerActors.class)
