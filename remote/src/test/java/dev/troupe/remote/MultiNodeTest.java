@@ -2,8 +2,10 @@ package dev.troupe.remote;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.Terminated;
 import dev.troupe.actor.testkit.TestProbe;
+import dev.troupe.remote.json.Greeting;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -213,5 +215,91 @@ class MultiNodeTest {
         }
         assertThat(beta.process.waitFor(1, TimeUnit.SECONDS)).isTrue();
         assertThat(beta.process.exitValue()).isZero();
+    }
+
+    /**
+     * A partition that heals with the same incarnation on both sides: beta's JVM is stopped
+     * (SIGSTOP) until alpha declares it lost, then continued (SIGCONT). Refs that crossed inside
+     * messages before the partition, in both directions, work again; the watch that fired stays fired.
+     */
+    @Test
+    void pausedPeerThatResumesWithTheSameUidServesRefsFromMessagesAgain() throws Exception {
+        final RemoteTransport alpha = kit.node("alpha");
+        final int port = freePort();
+        final Child beta = startChild("beta", port);
+        final String betaAddress = "troupe://beta@127.0.0.1:" + port + "/";
+
+        // beta sends alpha a greeting whose replyTo (beta's greeter) is a ref bound to beta's incarnation
+        final TestProbe<Greeting> inbox = TestProbe.create(alpha.system());
+        // an actor by name (probes are not found by path lookup) that hands greetings to the probe
+        final ActorRef<Greeting> greetings = alpha.system().spawn(Behaviors.<Greeting>receiveMessage(g -> {
+            inbox.ref().tell(g);
+            return Behaviors.same();
+        }), "greetings");
+        beta.command("greet " + alpha.addressOf(greetings));
+        final ActorRef<Greeting> greeter = inbox.receiveMessage(Duration.ofSeconds(10)).replyTo();
+        assertThat(greeter.path().toString()).isEqualTo(betaAddress + "user/greeter");
+        // request/reply through it: beta answers to alpha's probe, a ref bound to alpha's incarnation there
+        final TestProbe<Greeting> replies = TestProbe.create(alpha.system());
+        greeter.tell(new Greeting("before", List.of(1), replies.ref()));
+        assertThat(replies.receiveMessage(Duration.ofSeconds(10)).text()).isEqualTo("re: before");
+        final ActorRef<Ping> echo = alpha.actorRef(betaAddress + "user/echo", Ping.class);
+        final TestProbe<Ping.Pong> pongs = TestProbe.create(alpha.system());
+        echo.tell(new Ping(1, pongs.ref()));
+        pongs.expectMessage(Duration.ofSeconds(10), new Ping.Pong(1));
+
+        final TestProbe<String> terminated = TestProbe.create(alpha.system());
+        alpha.system().spawn(Behaviors.<Void>setup(ctx -> {
+            ctx.watch(echo);
+            return Behaviors.<Void>receiveSignal((c, sig) -> {
+                if (sig instanceof Terminated) {
+                    terminated.ref().tell("terminated " + ((Terminated) sig).getRef().path());
+                }
+                return Behaviors.same();
+            });
+        }), "watcher");
+        Thread.sleep(500); // the watch is acknowledged well within this
+        final PeerMetrics peer = alpha.metrics().peers().stream().filter(p -> p.address().startsWith("beta@")).findFirst().orElseThrow();
+        final long uid = peer.peerUid();
+        final long lostBefore = peer.nodesLost();
+
+        signal("-STOP", beta.process);
+        try {
+            RemoteTestKit.await("alpha declares the stopped beta lost", Duration.ofSeconds(15),
+                () -> peer.state() == AssociationState.UNREACHABLE && peer.nodesLost() > lostBefore);
+            assertThat(terminated.receiveMessage(DETECTION_BOUND)).isEqualTo("terminated " + betaAddress + "user/echo");
+        } finally {
+            signal("-CONT", beta.process);
+        }
+
+        RemoteTestKit.await("alpha and beta reconnect", Duration.ofSeconds(20), () -> peer.state() == AssociationState.ACTIVE);
+        assertThat(peer.peerUid()).isEqualTo(uid); // the same incarnation, not a restart
+        final long alphaUnknownBefore = alpha.system().deadLetters().count(DeadLetterReason.UNKNOWN_RECIPIENT);
+
+        // the ref alpha got inside a message, and the one beta got inside this one, both work again
+        greeter.tell(new Greeting("after", List.of(2), replies.ref()));
+        assertThat(replies.receiveMessage(Duration.ofSeconds(10)).text()).isEqualTo("re: after");
+        echo.tell(new Ping(2, pongs.ref()));
+        pongs.expectMessage(Duration.ofSeconds(10), new Ping.Pong(2));
+        // and a fresh greeting from beta carries a ref that works too
+        beta.command("greet " + alpha.addressOf(greetings));
+        inbox.receiveMessage(Duration.ofSeconds(10)).replyTo().tell(new Greeting("fresh", List.of(3), replies.ref()));
+        assertThat(replies.receiveMessage(Duration.ofSeconds(10)).text()).isEqualTo("re: fresh");
+
+        assertThat(alpha.system().deadLetters().count(DeadLetterReason.UNKNOWN_RECIPIENT)).isEqualTo(alphaUnknownBefore);
+        beta.command("exit");
+        assertThat(beta.process.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        Thread.sleep(200); // the stdout reader reaches the end of the pipe
+        final List<String> betaLines = new ArrayList<>();
+        beta.lines.drainTo(betaLines);
+        assertThat(betaLines).noneMatch(l -> l.startsWith("DEADLETTER " + DeadLetterReason.UNKNOWN_RECIPIENT.tag()));
+        // death watch fired once at the loss and is not resurrected by the reconnect
+        terminated.expectNoMessage(Duration.ofMillis(300));
+    }
+
+    private static void signal(String signal, Process process) throws IOException, InterruptedException {
+        final Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
+        assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(kill.exitValue()).as("kill " + signal).isZero();
     }
 }

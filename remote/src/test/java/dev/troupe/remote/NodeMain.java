@@ -4,6 +4,7 @@ import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.Terminated;
+import dev.troupe.remote.json.Greeting;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -13,7 +14,9 @@ import java.nio.charset.StandardCharsets;
  * A node in its own JVM for the multi-node tests: {@code NodeMain <system> <port>}. Runs an
  * {@code echo} actor, prints {@code READY <uid>}, and reads commands from stdin:
  * {@code watch <path>} watches a remote actor and prints {@code TERMINATED <path>} when it stops;
- * {@code exit} shuts down gracefully.
+ * {@code greet <path>} sends a {@link Greeting} whose replyTo is the {@code greeter} actor (which
+ * answers every greeting to its replyTo) to a remote actor;
+ * {@code exit} shuts down gracefully. Every dead letter is printed as {@code DEADLETTER <reason> <path>}.
  */
 public final class NodeMain {
 
@@ -25,6 +28,14 @@ public final class NodeMain {
         final RemoteTransport transport = RemoteTransport.start(system,
             RemoteTestKit.settings().bindPort(Integer.parseInt(args[1])).build());
         system.spawn(RemoteTestKit.echo(), "echo");
+        final ActorRef<Greeting> greeter = system.spawn(Behaviors.<Greeting>receive((ctx, g) -> {
+            g.replyTo().tell(new Greeting("re: " + g.text(), g.numbers(), ctx.self()));
+            return Behaviors.same();
+        }), "greeter");
+        system.deadLetters().subscribe(d -> {
+            System.out.println("DEADLETTER " + d.reason().tag() + " " + d.recipient());
+            System.out.flush();
+        });
         System.out.println("READY " + Long.toHexString(system.uid()) + " " + transport.address());
         System.out.flush();
         final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -44,6 +55,9 @@ public final class NodeMain {
                         return Behaviors.same();
                     });
                 }));
+            } else if (line.startsWith("greet ")) {
+                transport.actorRef(line.substring(6).trim(), Greeting.class)
+                    .tell(new Greeting("hello", java.util.List.of(1), greeter));
             } else if (line.equals("exit")) {
                 break;
             }

@@ -140,6 +140,8 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
     private final ChannelFutureListener connectListener = this::onConnectDone;
     private ByteBuf out;
     private int drainedBatch;
+    /** The peer came back with the same UID after a loss; our outbound handshake has not followed yet. */
+    private boolean resumedSinceOutbound;
     final PhiAccrualFailureDetector failureDetector;
 
     // ---- system messages (loop)
@@ -516,10 +518,12 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
         }
         final boolean wasUnreachable = state == AssociationState.UNREACHABLE;
         observeUid(uid);
+        final boolean afterOutage = wasUnreachable || resumedSinceOutbound;
+        resumedSinceOutbound = false;
         channel = ch;
         backoffAttempt = 0;
         state = AssociationState.ACTIVE;
-        if (wasUnreachable) {
+        if (afterOutage) {
             failureDetector.reset(); // the outage is not a heartbeat interval: start the history afresh
         }
         failureDetector.heartbeat(System.nanoTime());
@@ -585,8 +589,11 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
     }
 
     /**
-     * Records the peer's UID from a handshake (either direction). A UID other than the known one
-     * means the node restarted: the old incarnation is lost.
+     * Records the peer's UID from a completed handshake (either direction). A UID other than the
+     * known one means the node restarted: the old incarnation is lost and refs bound to it stay
+     * dead. The same UID after the node was declared lost means the loss was a partition (a
+     * paused process, a network outage) and that incarnation is reachable again: refs bound to it
+     * work again. Death watch already fired at the loss and is not undone.
      */
     void observeUid(long uid) {
         final long known = peerUid;
@@ -598,6 +605,18 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
             peerUid = uid;
             peerLost = false;
             failureDetector.reset();
+            failureDetector.start(System.nanoTime());
+        } else if (peerLost) {
+            LOG.log(System.Logger.Level.INFO, "remote node " + address + " (uid " + Long.toHexString(uid)
+                + ") is reachable again with the same UID");
+            peerLost = false;
+            resumedSinceOutbound = true;
+            if (state == AssociationState.UNREACHABLE) {
+                // not ACTIVE before our own outbound handshake; CONNECTING lets the detector
+                // declare the node lost again if that handshake never comes
+                state = AssociationState.CONNECTING;
+            }
+            failureDetector.reset(); // the outage is not a heartbeat interval: start the history afresh
             failureDetector.start(System.nanoTime());
         }
     }
