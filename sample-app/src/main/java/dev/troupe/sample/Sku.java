@@ -3,6 +3,8 @@ package dev.troupe.sample;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 
 /**
  * One SKU's stock. Its state lives in the behavior and is touched only by the actor's own
@@ -10,7 +12,13 @@ import dev.troupe.actor.Behaviors;
  */
 public final class Sku {
 
-    /** What a SKU actor accepts. */
+    /**
+     * What a SKU actor accepts. Travels inside {@link Inventory.ForSku} between an API node and
+     * a worker, so the JSON names the command's kind.
+     */
+    @JsonTypeInfo(use = JsonTypeInfo.Id.SIMPLE_NAME)
+    @JsonSubTypes({@JsonSubTypes.Type(Restock.class), @JsonSubTypes.Type(Reserve.class),
+        @JsonSubTypes.Type(Release.class), @JsonSubTypes.Type(Query.class)})
     public sealed interface Command permits Restock, Reserve, Release, Query {
     }
 
