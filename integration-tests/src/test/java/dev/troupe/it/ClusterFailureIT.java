@@ -61,6 +61,9 @@ class ClusterFailureIT {
     static RemoteTransport remote;
     static ActorRef<Echo> echo1;
     static ActorRef<Echo> echo2;
+    /** worker1's echo as a ref that arrived inside a message (bound to worker1's incarnation), taken before the pause. */
+    static ActorRef<Echo> boundEcho1;
+    static long worker1Uid;
     static final Set<String> terminated = ConcurrentHashMap.newKeySet();
 
     @BeforeAll
@@ -144,11 +147,17 @@ class ClusterFailureIT {
         PeerMetrics toWorker1 = peer(worker1);
         assertThat(toWorker1.messagesSent()).isGreaterThanOrEqualTo(100);
         assertThat(toWorker1.messagesReceived()).isGreaterThanOrEqualTo(100);
+
+        ActorRef<Locate> locator = remote.actorRef(worker1.actorPath("locator"), Locate.class);
+        boundEcho1 = AskPattern.<Locate, Located>ask(locator, Locate::new, Duration.ofSeconds(20), system)
+                .toCompletableFuture().get(30, TimeUnit.SECONDS).echo();
+        assertThat(ask(boundEcho1, "bound").get(30, TimeUnit.SECONDS)).isEqualTo("bound from worker1");
     }
 
     @Test
     @Order(2)
     void aFrozenWorkerIsDeclaredLostWhileTheOtherKeepsServing() throws Exception {
+        worker1Uid = peer(worker1).peerUid();
         DockerClientFactory.instance().client().pauseContainerCmd(worker1.getContainerId()).exec();
 
         Deadline deadline = new Deadline(Duration.ofSeconds(60));
@@ -205,6 +214,26 @@ class ClusterFailureIT {
         org.slf4j.LoggerFactory.getLogger(ClusterFailureIT.class).info("worker1 after unpause: dead letters by reason {}",
                 after.matching("troupe_dead_letters_total").stream().filter(x -> x.value() > 0)
                         .map(x -> x.labels().get("reason") + "=" + x.value()).toList());
+        // worker1 came back with the same UID (a partition, not a restart): the replies it sent to the
+        // sink, a ref it received inside the messages, were delivered, not dropped as unknown-recipient.
+        assertThat(after.sum("troupe_dead_letters_total", "reason", "unknown-recipient"))
+                .as("worker1 unknown-recipient dead letters after unpause").isZero();
+
+        // Request/reply through the healed worker works again, both with a ref by address and with the
+        // ref worker1 handed out inside a message before the pause; each ask's replyTo reaches worker1
+        // inside the request, bound to this node's incarnation there.
+        long localUnknownBefore = system.metrics().deadLetters().count(DeadLetterReason.UNKNOWN_RECIPIENT);
+        for (int i = 0; i < 20; i++) {
+            assertThat(ask(echo1, "healed-" + i).get(30, TimeUnit.SECONDS)).isEqualTo("healed-" + i + " from worker1");
+            assertThat(ask(boundEcho1, "healed-bound-" + i).get(30, TimeUnit.SECONDS))
+                    .isEqualTo("healed-bound-" + i + " from worker1");
+        }
+        assertThat(peer(worker1).peerUid()).as("worker1 was not restarted").isEqualTo(worker1Uid);
+        assertThat(scrapeUntil(worker1, t -> true).sum("troupe_dead_letters_total", "reason", "unknown-recipient"))
+                .as("worker1 unknown-recipient dead letters after request/reply").isZero();
+        assertThat(system.metrics().deadLetters().count(DeadLetterReason.UNKNOWN_RECIPIENT)).isEqualTo(localUnknownBefore);
+        // Death watch fired when worker1 was declared lost and is not undone by the reconnect.
+        assertThat(terminated).contains(worker1.actorPath("echo"));
     }
 
     @Test
