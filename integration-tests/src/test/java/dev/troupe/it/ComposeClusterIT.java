@@ -34,7 +34,8 @@ import tools.jackson.databind.JsonNode;
  * {@code docker compose}) builds the sample-app and Prometheus images from debian:bookworm-slim and
  * starts the three nodes and Prometheus (Grafana is left out: its image comes from a registry, which
  * the build machines cannot reach). Every node must come up healthy with its remote transport
- * listening, Prometheus must scrape all three, and the API node must serve requests. The dashboard's
+ * listening, Prometheus must scrape all three, and requests to the API node must fan out to the two
+ * workers over the remote transport, counted in every node's {@code /actuator/prometheus}. The dashboard's
  * queries are proven against a real Prometheus by {@code DashboardQueriesIT}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -156,6 +157,123 @@ class ComposeClusterIT {
 
     @Test
     @Order(3)
+    void requestsThroughTheApiNodeFanOutToBothWorkersOverTheRemoteTransport() {
+        // The API node (inventory.role=api) owns no SKU: each goes to worker-1 or worker-2 by the hash
+        // of its id over the refs worker1, worker2 (the compose file's troupe.remote.refs.*).
+        // A worker's first request (connection, handshake, cold JVM) can outlast the 3 s ask timeout on
+        // a busy machine, answered 503 naming the worker: ask each worker until it answers (bounded).
+        for (int owner = 0; owner < 2; owner++) {
+            String sku = firstSkuOf(owner, "warm-");
+            Deadline warm = new Deadline(Duration.ofSeconds(90));
+            HttpResponse<String> r;
+            do {
+                r = get("/api/skus/" + sku);
+                assertThat(r.statusCode()).as(r.body()).isIn(200, 503);
+                if (r.statusCode() == 503) {
+                    assertThat(r.body()).contains("worker 'worker" + (owner + 1) + "'").contains("did not answer within");
+                }
+            } while (r.statusCode() != 200 && warm.sleep(Duration.ofSeconds(1)));
+            assertThat(r.statusCode()).as("worker-%d answers through the API node: %s", owner + 1, r.body()).isEqualTo(200);
+        }
+        Map<String, PrometheusText> before = scrapeEveryNode();
+        int[] commands = new int[2];
+        String run = Long.toString(System.nanoTime() % 1_000_000);
+        for (int i = 0; i < 8; i++) {
+            String sku = "fan-" + run + "-" + i;
+            int owner = Math.floorMod(sku.hashCode(), 2);
+            HttpResponse<String> restock = post("/api/skus/" + sku + "/stock?quantity=10");
+            assertThat(restock.statusCode()).as(restock.body()).isEqualTo(200);
+            assertThat(restock.body()).contains("\"sku\":\"" + sku + "\"").contains("\"available\":10");
+            HttpResponse<String> reserve = post("/api/skus/" + sku + "/reservations?quantity=4");
+            assertThat(reserve.statusCode()).as(reserve.body()).isEqualTo(200);
+            assertThat(reserve.body()).contains("\"available\":6").contains("\"reserved\":4");
+            HttpResponse<String> tooMuch = post("/api/skus/" + sku + "/reservations?quantity=7");
+            assertThat(tooMuch.statusCode()).as(tooMuch.body()).isEqualTo(409);
+            assertThat(tooMuch.body()).contains("insufficient stock").contains("\"available\":6");
+            HttpResponse<String> query = get("/api/skus/" + sku);
+            assertThat(query.statusCode()).as(query.body()).isEqualTo(200);
+            assertThat(query.body()).contains("\"available\":6").contains("\"reserved\":4");
+            commands[owner] += 4;
+        }
+        assertThat(commands[0]).as("commands for SKUs owned by worker-1").isPositive();
+        assertThat(commands[1]).as("commands for SKUs owned by worker-2").isPositive();
+        int total = commands[0] + commands[1];
+
+        // Each node's own /actuator/prometheus (the workers' read inside their containers): each worker's
+        // inventory actor processed exactly the commands for its SKUs, each received them and sent the
+        // replies over the remote transport, and the API node sent them all and got every reply. A peer
+        // that contacted a node for the first time gets its meters at the next refresh (5 s), so wait.
+        Map<String, Double> expected = new LinkedHashMap<>();
+        expected.put("worker-1 inventory processed", (double) commands[0]);
+        expected.put("worker-2 inventory processed", (double) commands[1]);
+        expected.put("worker-1 remote in", (double) commands[0]);
+        expected.put("worker-1 remote out", (double) commands[0]);
+        expected.put("worker-2 remote in", (double) commands[1]);
+        expected.put("worker-2 remote out", (double) commands[1]);
+        expected.put("api remote out", (double) total);
+        expected.put("api remote in", (double) total);
+        Deadline deadline = new Deadline(Duration.ofSeconds(30));
+        Map<String, Double> seen;
+        Map<String, PrometheusText> after;
+        do {
+            after = scrapeEveryNode();
+            seen = new LinkedHashMap<>();
+            for (String node : List.of("worker-1", "worker-2")) {
+                seen.put(node + " inventory processed", delta(before, after, node, "troupe_actor_messages_processed_total", "actor", "inventory"));
+            }
+            for (String node : List.of("worker-1", "worker-2", "api")) {
+                seen.put(node + " remote in", delta(before, after, node, "troupe_remote_messages_total", "direction", "in"));
+                seen.put(node + " remote out", delta(before, after, node, "troupe_remote_messages_total", "direction", "out"));
+            }
+        } while (!seen.equals(expected) && deadline.sleep(Duration.ofSeconds(1)));
+        LOG.info("fan-out through the API node: {}", seen);
+        assertThat(seen).as("message counts from each node's /actuator/prometheus").isEqualTo(expected);
+        assertThat(after.get("api").matching("troupe_actor_messages_processed_total", "actor", "inventory"))
+                .as("the API node hosts no inventory actor").isEmpty();
+        assertThat(after.get("api").sum("troupe_remote_messages_total", "direction", "out", "peer", "inventory@worker-1:25520"))
+                .as("sent from api to worker-1").isGreaterThanOrEqualTo(commands[0]);
+        assertThat(after.get("api").sum("troupe_remote_messages_total", "direction", "out", "peer", "inventory@worker-2:25520"))
+                .as("sent from api to worker-2").isGreaterThanOrEqualTo(commands[1]);
+
+        // Prometheus, scraping the three nodes by service name, sees remote traffic on each of them.
+        Deadline scraped = new Deadline(Duration.ofSeconds(60));
+        List<String> withTraffic;
+        do {
+            withTraffic = instances(prometheus.query("sum by (instance) (troupe_remote_messages_total) > 0"));
+        } while (withTraffic.size() < NODES.size() && scraped.sleep(Duration.ofSeconds(2)));
+        assertThat(withTraffic).as("nodes whose remote message counters Prometheus sees above zero")
+                .containsExactlyInAnyOrderElementsOf(NODES);
+    }
+
+    /** @return the first SKU id {@code prefix + i} that the API node routes to worker {@code owner} (0 or 1) */
+    private static String firstSkuOf(int owner, String prefix) {
+        for (int i = 0; ; i++) {
+            if (Math.floorMod((prefix + i).hashCode(), 2) == owner) {
+                return prefix + i;
+            }
+        }
+    }
+
+    /** @return each node's own {@code /actuator/prometheus}: the API node's over its published port, the workers' from inside their containers */
+    private static Map<String, PrometheusText> scrapeEveryNode() {
+        Map<String, PrometheusText> out = new LinkedHashMap<>();
+        HttpResponse<String> api = get("/actuator/prometheus");
+        assertThat(api.statusCode()).isEqualTo(200);
+        out.put("api", new PrometheusText(api.body()));
+        for (String worker : List.of("worker-1", "worker-2")) {
+            out.put(worker, new PrometheusText(compose.run(60, "exec", "-T", worker,
+                    "curl", "-fsS", "http://127.0.0.1:8080/actuator/prometheus")));
+        }
+        return out;
+    }
+
+    private static double delta(Map<String, PrometheusText> before, Map<String, PrometheusText> after, String node,
+                                String metric, String label, String value) {
+        return after.get(node).sum(metric, label, value) - before.get(node).sum(metric, label, value);
+    }
+
+    @Test
+    @Order(4)
     void theApiNodeServesRequests() {
         String sku = "compose-" + System.nanoTime();
         HttpResponse<String> restock = post("/api/skus/" + sku + "/stock?quantity=10");
@@ -169,14 +287,19 @@ class ComposeClusterIT {
         HttpResponse<String> query = get("/api/skus/" + sku);
         assertThat(query.body()).contains("\"available\":7");
 
-        // The built-in load generator runs a bounded burst, and Prometheus sees the API node's throughput.
+        // The built-in load generator on the API node runs a bounded burst: Prometheus sees the API node's
+        // remote messages per second and both workers processing them (the API node hosts no SKU actor).
         generateLoad(Duration.ofSeconds(2));
         Deadline deadline = new Deadline(Duration.ofSeconds(60));
-        double rate;
+        double apiRemote;
+        List<String> processing;
         do {
-            rate = PrometheusApi.sum(prometheus.query("sum(rate(troupe_messages_processed_total{instance=\"api\"}[1m]))"));
-        } while (rate <= 0 && deadline.sleep(Duration.ofSeconds(2)));
-        assertThat(rate).as("messages per second processed on the API node").isPositive();
+            apiRemote = PrometheusApi.sum(prometheus.query("sum(rate(troupe_remote_messages_total{instance=\"api\",direction=\"out\"}[1m]))"));
+            processing = instances(prometheus.query(
+                    "sum by (instance) (rate(troupe_actor_messages_processed_total{actor=\"inventory\"}[1m])) > 0"));
+        } while ((apiRemote <= 0 || processing.size() < 2) && deadline.sleep(Duration.ofSeconds(2)));
+        assertThat(apiRemote).as("remote messages per second sent by the API node").isPositive();
+        assertThat(processing).as("nodes whose inventory actor processes messages").containsExactlyInAnyOrder("worker-1", "worker-2");
     }
 
     private static List<String> instances(JsonNode data) {
