@@ -240,7 +240,7 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorContext<T>,
 
     private boolean isActorThread() {
         final Thread t = Thread.currentThread();
-        return t instanceof DispatcherThread || t.getName().startsWith("troupe-" + system.name() + "-timer");
+        return t instanceof DispatcherThread || system.timerService().isTimerThread(t);
     }
 
     /**
@@ -816,6 +816,13 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorContext<T>,
         // Drain before telling anyone: the system's termination future completes once the parents
         // have heard from their children, and by then every queued message must be counted.
         drainToDeadLetters();
+        // Count the stop before anyone hears of it, so a watcher that saw Terminated sees the counters agree.
+        if (!guardian) {
+            metrics.stopped.incrementAndGet();
+            if (tracked) {
+                metrics.tracked.remove(this);
+            }
+        }
         final Throwable cause = failureCause;
         if (watchers != null) {
             for (InternalActorRef<?> w : watchers) {
@@ -830,12 +837,6 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorContext<T>,
                 w.sendSystem(new Unwatch(w, this));
             }
             watching = null;
-        }
-        if (!guardian) {
-            metrics.stopped.incrementAndGet();
-            if (tracked) {
-                metrics.tracked.remove(this);
-            }
         }
         if (parent != null) {
             parent.sendSystem(new SystemMessage.ChildTerminated(this, cause));
@@ -1216,11 +1217,6 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorContext<T>,
     @Override
     public boolean alive() {
         return !dead;
-    }
-
-    /** @return whether the actor's turn is scheduled or running; for quiescence checks */
-    boolean isScheduled() {
-        return status != IDLE;
     }
 
     @Override

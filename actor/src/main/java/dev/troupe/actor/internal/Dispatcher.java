@@ -144,23 +144,6 @@ public final class Dispatcher implements DispatcherMetrics {
         }
     }
 
-    /**
-     * @param timeoutMillis how long to wait for each thread
-     * @throws InterruptedException if interrupted
-     */
-    void awaitTermination(long timeoutMillis) throws InterruptedException {
-        for (DispatcherThread t : threads) {
-            if (t != Thread.currentThread()) {
-                t.join(timeoutMillis);
-            }
-        }
-    }
-
-    /** @return the dispatcher's threads; for tests and diagnostics */
-    public DispatcherThread[] threadsForTesting() {
-        return threads.clone();
-    }
-
     @Override
     public String name() {
         return name;

@@ -97,16 +97,6 @@ public final class Dispatchers {
         }
     }
 
-    /**
-     * @param timeoutMillis how long to wait per thread
-     * @throws InterruptedException if interrupted
-     */
-    public void awaitTermination(long timeoutMillis) throws InterruptedException {
-        for (Dispatcher d : byName.values()) {
-            d.awaitTermination(timeoutMillis);
-        }
-    }
-
     boolean isQuiescent() {
         for (Dispatcher d : byName.values()) {
             if (d.hasWork()) {

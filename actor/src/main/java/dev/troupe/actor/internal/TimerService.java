@@ -23,7 +23,6 @@ public final class TimerService implements DeadlineTimerWheel.TimerHandler {
     private final Long2ObjectHashMap<TimerTask> tasks = new Long2ObjectHashMap<>();
     private final MpscUnboundedXaddArrayQueue<Object> commands = new MpscUnboundedXaddArrayQueue<>(256, 2);
     private final TimerTask[] expired = new TimerTask[EXPIRY_BATCH];
-    private final long tickNanos;
     private final Thread thread;
     private int expiredCount;
     private volatile boolean running = true;
@@ -38,7 +37,6 @@ public final class TimerService implements DeadlineTimerWheel.TimerHandler {
     public TimerService(String systemName, Duration tick, int ticksPerWheel, boolean daemon) {
         final long requested = Math.max(1, tick.toNanos());
         final long resolution = Long.highestOneBit(requested) == requested ? requested : Long.highestOneBit(requested) << 1;
-        this.tickNanos = resolution;
         this.wheel = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, System.nanoTime(), resolution, ticksPerWheel);
         this.thread = new Thread(this::runLoop, "troupe-" + systemName + "-timer");
         thread.setDaemon(daemon);
@@ -74,9 +72,12 @@ public final class TimerService implements DeadlineTimerWheel.TimerHandler {
         }
     }
 
-    /** @return the wheel's resolution in nanoseconds */
-    public long tickNanos() {
-        return tickNanos;
+    /**
+     * @param thread a thread
+     * @return whether it is this service's timer thread
+     */
+    public boolean isTimerThread(Thread thread) {
+        return thread == this.thread;
     }
 
     /** Stops the timer thread; pending timers never fire. */
