@@ -175,7 +175,15 @@ class ComposeClusterIT {
             } while (r.statusCode() != 200 && warm.sleep(Duration.ofSeconds(1)));
             assertThat(r.statusCode()).as("worker-%d answers through the API node: %s", owner + 1, r.body()).isEqualTo(200);
         }
-        Map<String, PrometheusText> before = scrapeEveryNode();
+        // The warm-up made every node count remote traffic, but a node registers the meters of a peer
+        // that contacted it first only at its next refresh (5 s): a "before" read earlier would miss the
+        // warm-up's messages and count them into the deltas below. Wait until every node shows them.
+        Deadline registered = new Deadline(Duration.ofSeconds(30));
+        Map<String, PrometheusText> before;
+        do {
+            before = scrapeEveryNode();
+        } while (!remoteTrafficVisibleOnEveryNode(before) && registered.sleep(Duration.ofSeconds(1)));
+        assertThat(remoteTrafficVisibleOnEveryNode(before)).as("warm-up traffic visible on every node's meters").isTrue();
         int[] commands = new int[2];
         String run = Long.toString(System.nanoTime() % 1_000_000);
         for (int i = 0; i < 8; i++) {
@@ -265,6 +273,16 @@ class ComposeClusterIT {
                     "curl", "-fsS", "http://127.0.0.1:8080/actuator/prometheus")));
         }
         return out;
+    }
+
+    private static boolean remoteTrafficVisibleOnEveryNode(Map<String, PrometheusText> scrape) {
+        for (String node : List.of("api", "worker-1", "worker-2")) {
+            if (scrape.get(node).sum("troupe_remote_messages_total", "direction", "in") <= 0
+                    || scrape.get(node).sum("troupe_remote_messages_total", "direction", "out") <= 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static double delta(Map<String, PrometheusText> before, Map<String, PrometheusText> after, String node,
