@@ -2,7 +2,6 @@ package dev.troupe.actor;
 
 import dev.troupe.actor.internal.SystemRuntime;
 import dev.troupe.actor.metrics.SystemMetrics;
-import dev.troupe.actor.spi.ActorSystemSpi;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -32,9 +31,9 @@ public final class ActorSystem {
     private final ConcurrentHashMap<Class<?>, Object> extensions = new ConcurrentHashMap<>();
 
     private ActorSystem(String name, ActorSystemSettings settings) {
+        // The runtime registers its hooks for sibling modules as an extension (ActorSystemSpi.of finds
+        // them there), so this class needs no public method that hands the runtime out.
         this.runtime = new SystemRuntime(this, name, settings);
-        // The runtime's hooks for sibling modules: ActorSystemSpi.of(system) finds them here.
-        extensions.put(ActorSystemSpi.class, runtime);
     }
 
     /**

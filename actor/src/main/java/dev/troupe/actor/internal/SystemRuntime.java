@@ -91,6 +91,8 @@ public final class SystemRuntime implements ActorSystemSpi {
         this.userGuardian = root.children.spawnGuardian("user");
         this.systemGuardian = root.children.spawnGuardian("system");
         metrics.root = root;
+        // ActorSystemSpi.of(system) finds the hooks here; the facade's extension map is already in place.
+        system.extension(ActorSystemSpi.class, s -> this);
         root.startGuardian();
         userGuardian.startGuardian();
         systemGuardian.startGuardian();
