@@ -2,6 +2,7 @@ package dev.troupe.actor.internal;
 
 import dev.troupe.actor.ActorSystemSettings;
 import dev.troupe.actor.DispatcherSettings;
+import dev.troupe.actor.InvalidSettingException;
 import dev.troupe.actor.Props;
 import dev.troupe.actor.metrics.DispatcherMetrics;
 
@@ -68,7 +69,7 @@ public final class Dispatchers {
         }
         final Dispatcher d = byName.get(name);
         if (d == null) {
-            throw new IllegalArgumentException("no dispatcher named '" + name + "'; configured dispatchers: " + byName.keySet());
+            throw new InvalidSettingException("Props.withDispatcher", name, "no dispatcher of that name; configured: " + byName.keySet());
         }
         return d;
     }
