@@ -131,6 +131,7 @@ final class ClusterDaemon {
     private final List<Subscription> subscribers = new ArrayList<>();
     private final List<LeaveHook> leaveHooks = new ArrayList<>();
     private final List<ClusterEvent> pendingEvents = new ArrayList<>();
+    private Member pendingLeave;
     private boolean lookupInFlight;
     private long publishedChanges = -1;
 
@@ -174,23 +175,28 @@ final class ClusterDaemon {
 
         @Override
         public void runLeaveHooks(Member self) {
-            final List<CompletableFuture<Void>> pending = new ArrayList<>(leaveHooks.size());
-            for (LeaveHook hook : leaveHooks) {
-                try {
-                    pending.add(hook.beforeExit(self).toCompletableFuture());
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "a leave hook failed to start", e);
-                }
-            }
-            final CompletionStage<Void> all = CompletableFuture.allOf(pending.toArray(new CompletableFuture[0]))
-                .orTimeout(cluster.settings().leaveTimeout().toMillis(), TimeUnit.MILLISECONDS);
-            ctx.pipeToSelf(all, (ok, failure) -> {
-                if (failure != null) {
-                    LOG.log(System.Logger.Level.WARNING, "leave hooks did not all complete (" + failure + "); exiting anyway");
-                }
-                return new LeaveHooksDone();
-            });
+            // Started once the LEAVING view is published, so a hook sees Cluster.state() say LEAVING.
+            pendingLeave = self;
         }
+    }
+
+    private void startLeaveHooks(Member self) {
+        final List<CompletableFuture<Void>> pending = new ArrayList<>(leaveHooks.size());
+        for (LeaveHook hook : leaveHooks) {
+            try {
+                pending.add(hook.beforeExit(self).toCompletableFuture());
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "a leave hook failed to start", e);
+            }
+        }
+        final CompletionStage<Void> all = CompletableFuture.allOf(pending.toArray(new CompletableFuture[0]))
+            .orTimeout(cluster.settings().leaveTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        ctx.pipeToSelf(all, (ok, failure) -> {
+            if (failure != null) {
+                LOG.log(System.Logger.Level.WARNING, "leave hooks did not all complete (" + failure + "); exiting anyway");
+            }
+            return new LeaveHooksDone();
+        });
     }
 
     private Behavior<Command> behavior() {
@@ -302,5 +308,10 @@ final class ClusterDaemon {
             }
         }
         pendingEvents.clear();
+        if (pendingLeave != null) {
+            final Member leaving = pendingLeave;
+            pendingLeave = null;
+            startLeaveHooks(leaving);
+        }
     }
 }
