@@ -1,6 +1,7 @@
 package dev.troupe.cluster;
 
 import dev.troupe.actor.ActorPath;
+import dev.troupe.cluster.discovery.HostPort;
 
 import java.util.Objects;
 

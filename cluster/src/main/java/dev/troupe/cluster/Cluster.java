@@ -3,7 +3,6 @@ package dev.troupe.cluster;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Props;
-import dev.troupe.cluster.transport.ClusterTransport;
 
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;

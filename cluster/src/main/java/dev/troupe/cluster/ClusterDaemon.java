@@ -1,14 +1,13 @@
 package dev.troupe.cluster;
 
+import dev.troupe.cluster.discovery.HostPort;
 import dev.troupe.actor.ActorContext;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.TimerScheduler;
 import dev.troupe.cluster.internal.Membership;
-import dev.troupe.cluster.transport.ClusterMessage;
-import dev.troupe.cluster.transport.ClusterMessage.MemberInfo;
-import dev.troupe.cluster.transport.ClusterTransport;
+import dev.troupe.cluster.ClusterMessage.MemberInfo;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -231,7 +230,7 @@ final class ClusterDaemon {
                 final String system = transport.selfAddress().address().system();
                 final List<Address> candidates = new ArrayList<>(d.endpoints().size());
                 for (HostPort hp : d.endpoints()) {
-                    candidates.add(hp.toAddress(system));
+                    candidates.add(new Address(system, hp.host(), hp.port()));
                 }
                 membership.onDiscovered(candidates, now);
             }

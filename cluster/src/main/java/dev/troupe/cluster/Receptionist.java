@@ -7,12 +7,11 @@ import dev.troupe.actor.AskPattern;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.Props;
-import dev.troupe.cluster.transport.ClusterMessage;
-import dev.troupe.cluster.transport.ClusterMessage.ReceptionistDelta;
-import dev.troupe.cluster.transport.ClusterMessage.ReceptionistDigest;
-import dev.troupe.cluster.transport.ClusterMessage.ReceptionistEntry;
-import dev.troupe.cluster.transport.ClusterMessage.ReceptionistResync;
-import dev.troupe.cluster.transport.ClusterMessage.ReceptionistSnapshot;
+import dev.troupe.cluster.ClusterMessage.ReceptionistDelta;
+import dev.troupe.cluster.ClusterMessage.ReceptionistDigest;
+import dev.troupe.cluster.ClusterMessage.ReceptionistEntry;
+import dev.troupe.cluster.ClusterMessage.ReceptionistResync;
+import dev.troupe.cluster.ClusterMessage.ReceptionistSnapshot;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.troupe.spring.cluster;
 
-import dev.troupe.cluster.HostPort;
+import dev.troupe.cluster.discovery.HostPort;
 import dev.troupe.cluster.discovery.MemberDiscovery;
 import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.client.discovery.DiscoveryClient;

@@ -1,6 +1,6 @@
 package dev.troupe.cluster.discovery;
 
-import dev.troupe.cluster.HostPort;
+import dev.troupe.cluster.discovery.HostPort;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;

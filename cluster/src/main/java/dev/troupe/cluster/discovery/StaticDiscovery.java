@@ -1,6 +1,6 @@
 package dev.troupe.cluster.discovery;
 
-import dev.troupe.cluster.HostPort;
+import dev.troupe.cluster.discovery.HostPort;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.troupe.cluster.discovery;
 
 import dev.troupe.cluster.Cluster;
-import dev.troupe.cluster.HostPort;
+import dev.troupe.cluster.discovery.HostPort;
 import dev.troupe.cluster.testkit.Await;
 import dev.troupe.cluster.testkit.Dnsmasq;
 import dev.troupe.cluster.testkit.InMemoryCluster;

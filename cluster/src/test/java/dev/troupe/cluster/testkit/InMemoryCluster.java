@@ -6,11 +6,11 @@ import dev.troupe.actor.DispatcherSettings;
 import dev.troupe.cluster.Address;
 import dev.troupe.cluster.Cluster;
 import dev.troupe.cluster.ClusterSettings;
-import dev.troupe.cluster.HostPort;
+import dev.troupe.cluster.discovery.HostPort;
 import dev.troupe.cluster.Member;
 import dev.troupe.cluster.MemberStatus;
 import dev.troupe.cluster.discovery.MemberDiscovery;
-import dev.troupe.cluster.transport.InMemoryClusterNetwork;
+import dev.troupe.cluster.InMemoryClusterNetwork;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,7 +54,7 @@ public final class InMemoryCluster implements AutoCloseable {
 
     /** @param i a node index @return its address */
     public static Address address(int i) {
-        return endpoint(i).toAddress(SYSTEM);
+        return new Address(SYSTEM, endpoint(i).host(), endpoint(i).port());
     }
 
     /** @return the network, to cut and crash */

@@ -1,6 +1,6 @@
 package dev.troupe.cluster.testkit;
 
-import dev.troupe.cluster.HostPort;
+import dev.troupe.cluster.discovery.HostPort;
 import dev.troupe.cluster.discovery.MemberDiscovery;
 
 import java.util.ArrayList;

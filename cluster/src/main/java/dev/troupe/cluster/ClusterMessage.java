@@ -1,9 +1,6 @@
-package dev.troupe.cluster.transport;
+package dev.troupe.cluster;
 
 import dev.troupe.actor.ActorRef;
-import dev.troupe.cluster.MemberStatus;
-import dev.troupe.cluster.ServiceKey;
-import dev.troupe.cluster.UniqueAddress;
 
 import java.util.List;
 import java.util.Objects;

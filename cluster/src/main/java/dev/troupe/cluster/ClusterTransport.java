@@ -1,7 +1,5 @@
-package dev.troupe.cluster.transport;
+package dev.troupe.cluster;
 
-import dev.troupe.cluster.Address;
-import dev.troupe.cluster.UniqueAddress;
 
 /**
  * What membership needs from the node-to-node transport, and nothing more. The cluster calls

@@ -1,4 +1,4 @@
-package dev.troupe.cluster;
+package dev.troupe.cluster.discovery;
 
 import java.util.Objects;
 
@@ -46,14 +46,6 @@ public record HostPort(String host, int port) implements Comparable<HostPort> {
             throw new IllegalArgumentException("bad port in '" + text + "'", e);
         }
         return new HostPort(host, port);
-    }
-
-    /**
-     * @param system the cluster's system name
-     * @return the node address this endpoint names
-     */
-    public Address toAddress(String system) {
-        return new Address(system, host, port);
     }
 
     @Override

@@ -1,14 +1,12 @@
-package dev.troupe.cluster.transport;
+package dev.troupe.cluster;
 
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.DeadLetterReason;
-import dev.troupe.cluster.Address;
-import dev.troupe.cluster.UniqueAddress;
-import dev.troupe.cluster.transport.ClusterMessage.ReceptionistDelta;
-import dev.troupe.cluster.transport.ClusterMessage.ReceptionistEntry;
-import dev.troupe.cluster.transport.ClusterMessage.ReceptionistSnapshot;
+import dev.troupe.cluster.ClusterMessage.ReceptionistDelta;
+import dev.troupe.cluster.ClusterMessage.ReceptionistEntry;
+import dev.troupe.cluster.ClusterMessage.ReceptionistSnapshot;
 
 import java.util.ArrayList;
 import java.util.Collection;
