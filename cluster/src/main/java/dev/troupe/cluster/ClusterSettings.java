@@ -20,7 +20,7 @@ import java.util.TreeSet;
  * @param downAfter remove a member unreachable this long even if discovery still lists it; null: never
  * @param joinTimeout how long this node waits for the first discovery round's candidates before going up anyway
  * @param leaveTimeout how long the leave hooks (hand-off) may take before this node exits anyway
- * @param tickInterval how often timeouts are checked and the receptionist sends its digest
+ * @param tickInterval how often the join timeout and {@code downAfter} are checked
  * @param maxMembers most peers this node holds in its view; more are refused and counted
  * @param maxReceptionistEntriesPerMember most registrations one peer can make this node hold
  */

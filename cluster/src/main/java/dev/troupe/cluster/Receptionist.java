@@ -129,10 +129,12 @@ public final class Receptionist {
 
     private final ActorSystem system;
     private final ActorRef<Command> actor;
+    /** Written by the receptionist's actor only; read by anyone. */
+    private volatile long rejectedEntries;
 
     private Receptionist(ActorSystem system) {
         this.system = system;
-        this.actor = system.systemActorOf(Behaviors.setup(ReceptionistBehavior::new), "receptionist", Props.empty());
+        this.actor = system.systemActorOf(Behaviors.setup(ctx -> new ReceptionistBehavior(ctx, this)), "receptionist", Props.empty());
     }
 
     /**
@@ -216,6 +218,11 @@ public final class Receptionist {
         actor.tell(new Unsubscribe(key, subscriber));
     }
 
+    /** @return entries from peers dropped because a peer exceeded {@code maxReceptionistEntriesPerMember}, since start */
+    public long rejectedEntries() {
+        return rejectedEntries;
+    }
+
     /** Makes the receptionist cluster-wide; {@link Cluster#start} calls it. */
     void attach(Cluster cluster) {
         actor.tell(new Attach(cluster));
@@ -274,12 +281,13 @@ public final class Receptionist {
         private final Map<ServiceKey<?>, Listing> lastSent = new HashMap<>();
         private final Map<UniqueAddress, Member> members = new HashMap<>();
         private final Map<UniqueAddress, PeerEntries> remote = new HashMap<>();
+        private final Receptionist owner;
         private Cluster cluster;
         private long version;
-        private long rejected;
 
-        ReceptionistBehavior(ActorContext<Command> ctx) {
+        ReceptionistBehavior(ActorContext<Command> ctx, Receptionist owner) {
             this.ctx = ctx;
+            this.owner = owner;
         }
 
         @Override
@@ -532,7 +540,7 @@ public final class Receptionist {
 
         private void add(PeerEntries entries, ReceptionistEntry e) {
             if (entries.count >= cluster.settings().maxReceptionistEntriesPerMember()) {
-                rejected++;
+                owner.rejectedEntries++; // single writer: this actor
                 return;
             }
             if (entries.byKey.computeIfAbsent(e.key(), k -> new LinkedHashSet<>()).add(e.ref())) {
