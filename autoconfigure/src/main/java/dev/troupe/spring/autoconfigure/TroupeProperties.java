@@ -1,8 +1,8 @@
 package dev.troupe.spring.autoconfigure;
 
-import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorSystemSettings;
 import dev.troupe.actor.DispatcherSettings;
+import dev.troupe.actor.InvalidSettingException;
 import dev.troupe.actor.MailboxSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
@@ -17,8 +17,9 @@ import java.util.Map;
 /**
  * Configuration of the Troupe actor system, under {@code troupe.*}.
  *
- * <p>The properties validate themselves after binding ({@link #problems()}): a bad value
- * fails startup with a message naming the property. The remote
+ * <p>What belongs to the properties alone is checked after binding ({@link #problems()});
+ * the runtime's settings builders check the rest, once. Either way startup fails with Boot's
+ * failure report naming the property. The remote
  * transport binds its own {@code troupe.remote.*} class beside this one.
  */
 @ConfigurationProperties("troupe")
@@ -39,6 +40,13 @@ public class TroupeProperties implements Validator {
      * Whether the system's threads are daemon threads.
      */
     private boolean daemonThreads = false;
+
+    /**
+     * Whether startup fails on a troupe.* key that no Troupe property binds, such as the typo
+     * troupe.remote.port (for troupe.remote.bind-port). Keys from environment variables are not
+     * checked.
+     */
+    private boolean failOnUnknownProperties = true;
 
     /**
      * Dispatcher that runs actors unless their props name another one.
@@ -91,6 +99,14 @@ public class TroupeProperties implements Validator {
         this.daemonThreads = daemonThreads;
     }
 
+    public boolean isFailOnUnknownProperties() {
+        return failOnUnknownProperties;
+    }
+
+    public void setFailOnUnknownProperties(boolean failOnUnknownProperties) {
+        this.failOnUnknownProperties = failOnUnknownProperties;
+    }
+
     public Dispatcher getDefaultDispatcher() {
         return defaultDispatcher;
     }
@@ -134,13 +150,25 @@ public class TroupeProperties implements Validator {
      */
     public ActorSystemSettings.Builder toSettingsBuilder() {
         final ActorSystemSettings.Builder builder = ActorSystemSettings.builder()
-            .defaultDispatcher(defaultDispatcher.toSettings(DispatcherSettings.DEFAULT_NAME))
+            .defaultDispatcher(defaultDispatcher.toSettings(DispatcherSettings.DEFAULT_NAME, "troupe.default-dispatcher"))
             .defaultMailbox(defaultMailbox.toSettings())
-            .timerWheel(timer.tick, timer.ticksPerWheel)
-            .deadLetters(deadLetters.sampleSize, deadLetters.logLimit, deadLetters.logInterval)
             .daemonThreads(daemonThreads);
+        try {
+            builder.timerWheel(timer.tick, timer.ticksPerWheel);
+        } catch (InvalidSettingException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw LegacySettingMessages.timer(e);
+        }
+        try {
+            builder.deadLetters(deadLetters.sampleSize, deadLetters.logLimit, deadLetters.logInterval);
+        } catch (InvalidSettingException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw LegacySettingMessages.deadLetters(deadLetters.sampleSize, e);
+        }
         for (Map.Entry<String, Dispatcher> e : dispatchers.entrySet()) {
-            builder.dispatcher(e.getValue().toSettings(e.getKey()));
+            builder.dispatcher(e.getValue().toSettings(e.getKey(), "troupe.dispatchers." + e.getKey()));
         }
         return builder;
     }
@@ -161,32 +189,20 @@ public class TroupeProperties implements Validator {
         }
     }
 
-    /** @return one message per invalid value, each naming its property; empty when all are valid */
+    /**
+     * Checks what belongs to the properties alone: values the runtime's settings builders check
+     * themselves (threads, mailbox sizes, the timer wheel, ...) are refused there, once, with an
+     * {@code InvalidSettingException} that the failure report maps back to its property.
+     *
+     * @return one message per invalid value, each naming its property; empty when all are valid
+     */
     public List<String> problems() {
         final List<String> p = new ArrayList<>();
-        try {
-            ActorPath.root(systemName);
-        } catch (IllegalArgumentException e) {
-            p.add("troupe.system-name: " + e.getMessage());
-        }
-        defaultDispatcher.check("troupe.default-dispatcher", p);
-        for (Map.Entry<String, Dispatcher> e : dispatchers.entrySet()) {
-            final String prefix = "troupe.dispatchers." + e.getKey();
-            if (DispatcherSettings.DEFAULT_NAME.equals(e.getKey()) || "pinned".equals(e.getKey())) {
-                p.add(prefix + ": the dispatcher name '" + e.getKey() + "' is reserved; use troupe.default-dispatcher or another name");
+        for (String name : dispatchers.keySet()) {
+            if (DispatcherSettings.DEFAULT_NAME.equals(name) || "pinned".equals(name)) {
+                p.add("troupe.dispatchers." + name + ": the dispatcher name '" + name + "' is reserved; use troupe.default-dispatcher or another name");
             }
-            e.getValue().check(prefix, p);
         }
-        notNegative(defaultMailbox.capacity, "troupe.default-mailbox.capacity", p);
-        if (defaultMailbox.initialCapacity < 2) {
-            p.add("troupe.default-mailbox.initial-capacity must be at least 2, was " + defaultMailbox.initialCapacity);
-        }
-        positive(timer.tick, "troupe.timer.tick", p);
-        if (timer.ticksPerWheel <= 0 || Integer.bitCount(timer.ticksPerWheel) != 1) {
-            p.add("troupe.timer.ticks-per-wheel must be a power of two, was " + timer.ticksPerWheel);
-        }
-        notNegative(deadLetters.sampleSize, "troupe.dead-letters.sample-size", p);
-        notNegative(deadLetters.logLimit, "troupe.dead-letters.log-limit", p);
         positive(deadLetters.logInterval, "troupe.dead-letters.log-interval", p);
         if (shutdown.timeout == null || shutdown.timeout.isNegative()) {
             p.add("troupe.shutdown.timeout must not be negative, was " + shutdown.timeout);
@@ -216,12 +232,6 @@ public class TroupeProperties implements Validator {
     static void positive(long value, String property, List<String> problems) {
         if (value <= 0) {
             problems.add(property + " must be positive, was " + value);
-        }
-    }
-
-    static void notNegative(long value, String property, List<String> problems) {
-        if (value < 0) {
-            problems.add(property + " must not be negative, was " + value);
         }
     }
 
@@ -293,19 +303,15 @@ public class TroupeProperties implements Validator {
             this.maxPark = maxPark;
         }
 
-        void check(String prefix, List<String> problems) {
-            if (threads != null) {
-                positive(threads, prefix + ".threads", problems);
-            }
-            positive(throughput, prefix + ".throughput", problems);
-            notNegative(idleSpins, prefix + ".idle-spins", problems);
-            notNegative(idleYields, prefix + ".idle-yields", problems);
-            positive(maxPark, prefix + ".max-park", problems);
-        }
-
-        DispatcherSettings toSettings(String name) {
+        DispatcherSettings toSettings(String name, String prefix) {
             final int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-            return new DispatcherSettings(name, n, throughput, idleSpins, idleYields, maxPark);
+            try {
+                return new DispatcherSettings(name, n, throughput, idleSpins, idleYields, maxPark);
+            } catch (InvalidSettingException e) {
+                throw e;
+            } catch (IllegalArgumentException e) {
+                throw LegacySettingMessages.dispatcher(prefix, idleSpins, e);
+            }
         }
     }
 
@@ -341,7 +347,13 @@ public class TroupeProperties implements Validator {
         }
 
         MailboxSettings toSettings() {
-            return new MailboxSettings(capacity, initialCapacity);
+            try {
+                return new MailboxSettings(capacity, initialCapacity);
+            } catch (InvalidSettingException e) {
+                throw e;
+            } catch (IllegalArgumentException e) {
+                throw LegacySettingMessages.mailbox(e);
+            }
         }
     }
 

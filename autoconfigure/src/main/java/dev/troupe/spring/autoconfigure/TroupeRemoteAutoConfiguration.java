@@ -1,9 +1,11 @@
 package dev.troupe.spring.autoconfigure;
 
 import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.InvalidSettingException;
 import dev.troupe.remote.RemoteSettings;
 import dev.troupe.remote.RemoteTransport;
 import dev.troupe.remote.SerializerRegistry;
+import dev.troupe.spring.diagnostics.InvalidTroupePropertyException;
 import dev.troupe.spring.endpoint.TroupeEndpointContributor;
 import dev.troupe.spring.metrics.TroupeMetrics;
 import dev.troupe.spring.remote.RemoteTransportLifecycle;
@@ -22,6 +24,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
@@ -71,21 +74,33 @@ public class TroupeRemoteAutoConfiguration {
         if (p.getSsl().getBundle() != null) {
             final SslBundles bundles = sslBundles.getIfAvailable();
             if (bundles == null) {
-                throw new IllegalStateException("troupe.remote.ssl.bundle is set but the application has no SslBundles (spring.ssl.bundle.*)");
+                throw new InvalidTroupePropertyException("troupe.remote.ssl.bundle", "is set but the application has no SSL bundles", null);
             }
-            final SslBundle bundle = bundles.getBundle(p.getSsl().getBundle());
+            final SslBundle bundle;
+            try {
+                bundle = bundles.getBundle(p.getSsl().getBundle());
+            } catch (NoSuchSslBundleException e) {
+                throw new InvalidTroupePropertyException("troupe.remote.ssl.bundle", "names no configured SSL bundle: " + e.getMessage(), null, e);
+            }
             try {
                 final SslContext server = SslContextBuilder.forServer(bundle.getManagers().getKeyManagerFactory())
                     .trustManager(bundle.getManagers().getTrustManagerFactory()).clientAuth(ClientAuth.REQUIRE).build();
                 final SslContext client = SslContextBuilder.forClient().keyManager(bundle.getManagers().getKeyManagerFactory())
                     .trustManager(bundle.getManagers().getTrustManagerFactory()).build();
                 b.tls(server, client);
-            } catch (SSLException e) {
-                throw new IllegalStateException("troupe.remote.ssl.bundle '" + p.getSsl().getBundle() + "' cannot be used for TLS: " + e.getMessage(), e);
+            } catch (SSLException | IllegalArgumentException e) {
+                throw new InvalidTroupePropertyException("troupe.remote.ssl.bundle", "the bundle '" + p.getSsl().getBundle()
+                    + "' cannot be used for TLS: " + e.getMessage(), null, e);
             }
         }
         serializers.ifAvailable(b::serializers);
-        return b.build();
+        try {
+            return b.build();
+        } catch (InvalidSettingException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw LegacySettingMessages.remote(e);
+        }
     }
 
     @Bean(destroyMethod = "close")
@@ -108,7 +123,7 @@ public class TroupeRemoteAutoConfiguration {
 
     private static int toInt(long bytes, String property) {
         if (bytes > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException(property + " is too large: " + bytes + " bytes");
+            throw new InvalidTroupePropertyException(property, "is too large: " + bytes + " bytes", null);
         }
         return (int) bytes;
     }

@@ -226,29 +226,15 @@ public class TroupeRemoteProperties implements Validator {
         }
     }
 
-    /** @return one message per invalid value, each naming its property */
+    /**
+     * Checks what belongs to the properties alone and is not checked elsewhere: the remote
+     * settings builder checks the transport's values, {@code RemoteRefRegistrar} the peers and
+     * refs (before any bean is created).
+     *
+     * @return one message per invalid value, each naming its property
+     */
     public List<String> problems() {
         final List<String> p = new ArrayList<>();
-        for (Map.Entry<String, String> e : peers.entrySet()) {
-            try {
-                peerRoot(e.getValue());
-            } catch (IllegalArgumentException ex) {
-                p.add("troupe.remote.peers." + e.getKey() + ": expected system@host:port, was '" + e.getValue() + "' (" + ex.getMessage() + ")");
-            }
-        }
-        for (Map.Entry<String, Ref> e : refs.entrySet()) {
-            final String prefix = "troupe.remote.refs." + e.getKey();
-            final Ref ref = e.getValue();
-            if (ref.peer == null || !peers.containsKey(ref.peer)) {
-                p.add(prefix + ".peer must name one of troupe.remote.peers " + peers.keySet() + ", was '" + ref.peer + "'");
-            }
-            if (ref.path == null || !(ref.path.startsWith("/user/") || ref.path.startsWith("/system/"))) {
-                p.add(prefix + ".path must start with /user/ or /system/, was '" + ref.path + "'");
-            }
-            if (ref.messageType == null) {
-                p.add(prefix + ".message-type must name the class of the messages the actor accepts");
-            }
-        }
         if (flushTimeout == null || flushTimeout.isNegative()) {
             p.add("troupe.remote.flush-timeout must not be negative, was " + flushTimeout);
         }

@@ -79,7 +79,7 @@ class TroupeRemoteAutoConfigurationTests {
             .run(context -> {
                 assertThat(context).hasFailed();
                 assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
-                    .contains("troupe.remote.refs.far.peer must name one of troupe.remote.peers");
+                    .contains("troupe.remote.refs.far.peer: names the peer 'nowhere', which is not configured; no peer is configured");
             });
     }
 
@@ -96,7 +96,7 @@ class TroupeRemoteAutoConfigurationTests {
             .run(context -> {
                 assertThat(context).hasFailed();
                 assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
-                    .contains("troupe.remote.refs.far.message-type: no serializer handles " + Unregistered.class.getName());
+                    .contains("(troupe.remote.refs.far.message-type), but no serializer handles " + Unregistered.class.getName());
             });
     }
 
