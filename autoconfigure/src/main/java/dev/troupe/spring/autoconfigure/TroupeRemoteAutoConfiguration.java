@@ -23,6 +23,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
@@ -53,21 +54,8 @@ public class TroupeRemoteAutoConfiguration {
     @ConditionalOnMissingBean
     RemoteSettings troupeRemoteSettings(TroupeRemoteProperties p, ObjectProvider<SerializerRegistry> serializers,
                                         ObjectProvider<SslBundles> sslBundles) {
-        final RemoteSettings.Builder b = RemoteSettings.builder()
-            .bindHost(p.getBindHost())
-            .bindPort(p.getBindPort())
-            .insecure(p.isInsecure())
-            .maxFrameSize(toInt(p.getMaxFrameSize().toBytes(), "troupe.remote.max-frame-size"))
-            .outboundBufferSize(toInt(p.getOutboundBufferSize().toBytes(), "troupe.remote.outbound-buffer-size"))
-            .ioThreads(p.getIoThreads())
-            .heartbeatInterval(p.getHeartbeatInterval())
-            .nativeTransport(p.isNativeTransport());
-        if (p.getCanonicalHost() != null) {
-            b.canonicalHost(p.getCanonicalHost());
-        }
-        if (p.getCanonicalPort() != null) {
-            b.canonicalPort(p.getCanonicalPort());
-        }
+        final RemoteSettings.Builder b = RemoteSettings.builder();
+        configure(p, b);
         if (p.getSecret() != null && !p.getSecret().isEmpty()) {
             b.secret(p.getSecret());
         }
@@ -119,6 +107,34 @@ public class TroupeRemoteAutoConfiguration {
     @ConditionalOnMissingBean
     static RemoteRefRegistrar troupeRemoteRefRegistrar() {
         return new RemoteRefRegistrar();
+    }
+
+    /**
+     * Sets every transport knob that has a {@code troupe.remote.*} property: one line each, so a
+     * new knob is a new property and a new line here ({@code TroupeRemotePropertiesTests} fails
+     * until both exist).
+     */
+    static void configure(TroupeRemoteProperties p, RemoteSettings.Builder b) {
+        final PropertyMapper map = PropertyMapper.get();
+        map.from(p::getBindHost).to(b::bindHost);
+        map.from(p::getBindPort).to(b::bindPort);
+        map.from(p::getCanonicalHost).to(b::canonicalHost);
+        map.from(p::getCanonicalPort).to(b::canonicalPort);
+        map.from(p::isInsecure).to(b::insecure);
+        map.from(p::getMaxFrameSize).as(s -> toInt(s.toBytes(), "troupe.remote.max-frame-size")).to(b::maxFrameSize);
+        map.from(p::getOutboundBufferSize).as(s -> toInt(s.toBytes(), "troupe.remote.outbound-buffer-size")).to(b::outboundBufferSize);
+        map.from(p::getIoThreads).to(b::ioThreads);
+        map.from(p::isNativeTransport).to(b::nativeTransport);
+        map.from(p::getHeartbeatInterval).to(b::heartbeatInterval);
+        map.from(p::getHandshakeTimeout).to(b::handshakeTimeout);
+        map.from(p::getIdleTimeout).to(b::idleTimeout);
+        map.from(p::getMaxConnections).to(b::maxConnections);
+        map.from(p::getSystemMessageResendInterval).to(b::systemMessageResendInterval);
+        map.from(p::getMaxCompressionEntries).to(b::maxCompressionEntries);
+        map.from(p.getFailureDetector()::getThreshold).to(b::phiThreshold);
+        map.from(p.getFailureDetector()::getAcceptableHeartbeatPause).to(b::acceptableHeartbeatPause);
+        map.from(p.getFailureDetector()::getMinStdDeviation).to(b::minHeartbeatStdDev);
+        b.reconnectBackoff(p.getReconnect().getMinBackoff(), p.getReconnect().getMaxBackoff());
     }
 
     private static int toInt(long bytes, String property) {
