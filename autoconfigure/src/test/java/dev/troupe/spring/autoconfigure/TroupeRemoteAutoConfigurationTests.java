@@ -23,6 +23,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -151,14 +152,8 @@ class TroupeRemoteAutoConfigurationTests {
             });
     }
 
-    private static void waitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 15 s");
-            }
-            Thread.sleep(10);
-        }
+    static void waitUntil(java.util.function.BooleanSupplier condition) {
+        dev.troupe.spring.Await.until("condition", Duration.ofSeconds(15), condition);
     }
 
     @Configuration(proxyBeanMethods = false)
