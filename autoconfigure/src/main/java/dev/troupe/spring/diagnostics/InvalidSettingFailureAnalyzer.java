@@ -24,8 +24,9 @@ class InvalidSettingFailureAnalyzer extends AbstractFailureAnalyzer<InvalidSetti
             return PropertyFailures.analysis(environment, property, cause.problem(), null, cause.setting(), cause);
         }
         final String where = cause.element() == null ? cause.setting() : cause.setting() + " (" + cause.element() + ")";
+        final String advice = TroupeSettingNames.settingAdvice(cause.setting());
         return new FailureAnalysis("Invalid Troupe setting " + where + ": " + cause.problem(),
-            "Change the value given to " + cause.setting() + " where the application builds its settings (an"
-                + " ActorSystemCustomizer, an ActorSystemSettings or RemoteSettings bean, or code that calls the builder).", cause);
+            advice != null ? advice : "Change the value given to " + cause.setting() + " where the application builds its settings"
+                + " (an ActorSystemCustomizer, an ActorSystemSettings or RemoteSettings bean, or code that calls the builder).", cause);
     }
 }

@@ -28,6 +28,9 @@ public final class TroupeSettingNames {
         Map.entry("ActorSystemSettings.Builder.timerTick", "troupe.timer.tick"),
         Map.entry("ActorSystemSettings.Builder.timerTicksPerWheel", "troupe.timer.ticks-per-wheel"),
         Map.entry("ActorSystemSettings.Builder.deadLetters", "troupe.dead-letters"),
+        Map.entry("ActorSystemSettings.Builder.deadLetterSampleSize", "troupe.dead-letters.sample-size"),
+        Map.entry("ActorSystemSettings.Builder.deadLetterLogLimit", "troupe.dead-letters.log-limit"),
+        Map.entry("ActorSystemSettings.Builder.deadLetterLogInterval", "troupe.dead-letters.log-interval"),
         Map.entry("ActorSystemSettings.Builder.deadLetters.sampleSize", "troupe.dead-letters.sample-size"),
         Map.entry("ActorSystemSettings.Builder.deadLetters.logLimit", "troupe.dead-letters.log-limit"),
         Map.entry("ActorSystemSettings.Builder.deadLetters.logInterval", "troupe.dead-letters.log-interval"),
@@ -46,7 +49,19 @@ public final class TroupeSettingNames {
     /** Settings that no property sets: the report names the setting itself. */
     static final Set<String> NOT_PROPERTIES = Set.of(
         "RemoteSettings.Builder.serializers",
-        "ActorSystemSettings.Builder.dispatcher");
+        "ActorSystemSettings.Builder.dispatcher",
+        "MailboxSettings.bounded",
+        "Props.withDispatcher",
+        "Props.withBoundedMailbox");
+
+    /** What to do about a setting no property sets, where there is more to say than "change it". */
+    static final Map<String, String> SETTING_ADVICE = Map.ofEntries(
+        Map.entry("Props.withDispatcher", "Configure the dispatcher as troupe.dispatchers.<name>.* (threads, throughput, ...), or"
+            + " name a configured one in @TroupeActor(dispatcher = ...) or Props.withDispatcher."),
+        Map.entry("Props.withBoundedMailbox", "Give @TroupeActor(mailboxCapacity = ...) or Props.withBoundedMailbox a positive"
+            + " capacity (0 in @TroupeActor means unbounded, -1 the system's default mailbox)."),
+        Map.entry("RemoteSettings.Builder.serializers", "Declare a SerializerRegistry bean whose serializers cover the message"
+            + " types the application sends, and give every node the same serializers."));
 
     /** What to do about a property, where there is more to say than "change it". */
     static final Map<String, String> ADVICE = Map.ofEntries(
@@ -92,6 +107,14 @@ public final class TroupeSettingNames {
             return "troupe." + kebab(setting.substring("ActorSystemSettings.Builder.".length()));
         }
         return null;
+    }
+
+    /**
+     * @param setting a setting no property sets, such as {@code Props.withDispatcher}
+     * @return advice on what to change, or null
+     */
+    public static String settingAdvice(String setting) {
+        return SETTING_ADVICE.get(setting);
     }
 
     /**

@@ -141,6 +141,9 @@ class TroupeRemotePropertiesTests {
             assertThat(keys.isKnown(ConfigurationPropertyName.of(property))).as(property).isTrue();
         }
         assertThat(TroupeSettingNames.property("ActorSystemSettings.Builder.daemonThreads", null)).isEqualTo("troupe.daemon-threads");
+        assertThat(TroupeSettingNames.property("ActorSystemSettings.Builder.deadLetterLogInterval", null))
+            .isEqualTo("troupe.dead-letters.log-interval");
+        assertThat(TroupeSettingNames.property("Props.withDispatcher", "io")).isNull();
         for (String property : new TreeSet<>(TroupeSettingNamesAccess.exceptions())) {
             assertThat(keys.isKnownOrGroup(property)).as(property).isTrue();
         }
