@@ -75,6 +75,8 @@ public class TroupeProperties implements Validator {
 
     private final Endpoint endpoint = new Endpoint();
 
+    private final Web web = new Web();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -141,6 +143,10 @@ public class TroupeProperties implements Validator {
 
     public Endpoint getEndpoint() {
         return endpoint;
+    }
+
+    public Web getWeb() {
+        return web;
     }
 
     /**
@@ -602,6 +608,35 @@ public class TroupeProperties implements Validator {
 
         public void setMaxPageSize(int maxPageSize) {
             this.maxPageSize = maxPageSize;
+        }
+    }
+
+    /** Spring MVC and WebFlux applications. */
+    public static class Web {
+
+        private final ProblemDetails problemDetails = new ProblemDetails();
+
+        public ProblemDetails getProblemDetails() {
+            return problemDetails;
+        }
+    }
+
+    /** Problem details (RFC 9457) for failed asks. */
+    public static class ProblemDetails {
+
+        /**
+         * Whether a controller's ask that times out answers 504 (503 when the actor's node is
+         * unreachable) with a problem detail naming the actor and the timeout. Defaults to
+         * spring.mvc.problemdetails.enabled or spring.webflux.problemdetails.enabled.
+         */
+        private Boolean enabled;
+
+        public Boolean getEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(Boolean enabled) {
+            this.enabled = enabled;
         }
     }
 }

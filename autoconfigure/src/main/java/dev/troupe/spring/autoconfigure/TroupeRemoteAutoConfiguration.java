@@ -2,6 +2,7 @@ package dev.troupe.spring.autoconfigure;
 
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.InvalidSettingException;
+import dev.troupe.remote.PeerMetrics;
 import dev.troupe.remote.RemoteSettings;
 import dev.troupe.remote.RemoteTransport;
 import dev.troupe.remote.SerializerRegistry;
@@ -12,6 +13,7 @@ import dev.troupe.spring.remote.RemoteTransportLifecycle;
 import dev.troupe.spring.remote.TroupeRemoteHealthIndicator;
 import dev.troupe.spring.remote.TroupeRemoteMetrics;
 import dev.troupe.spring.remote.TroupeRemotePeers;
+import dev.troupe.spring.web.PeerStates;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -101,6 +103,20 @@ public class TroupeRemoteAutoConfiguration {
     @ConditionalOnMissingBean
     RemoteTransportLifecycle troupeRemoteTransportLifecycle(RemoteTransport transport, TroupeRemoteProperties properties) {
         return new RemoteTransportLifecycle(transport, properties.getFlushTimeout());
+    }
+
+    /** For the web problem details: an ask to an actor on a node that is not active answers 503. */
+    @Bean
+    @ConditionalOnMissingBean
+    PeerStates troupePeerStates(RemoteTransport transport) {
+        return address -> {
+            for (PeerMetrics peer : transport.metrics().peers()) {
+                if (peer.address().equals(address)) {
+                    return peer.state().tag();
+                }
+            }
+            return null;
+        };
     }
 
     @Bean

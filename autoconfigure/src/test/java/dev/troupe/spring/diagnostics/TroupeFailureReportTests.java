@@ -179,7 +179,7 @@ class TroupeFailureReportTests {
     void invalidSettingNoPropertySetsShouldBeReportedUnderTheSettingsName(CapturedOutput output) {
         startAndFail(output, RefusingSerializersApp.class, new String[0],
             "Invalid Troupe setting RemoteSettings.Builder.serializers: no serializer for java.util.UUID",
-            "Change the value given to RemoteSettings.Builder.serializers");
+            "Declare a SerializerRegistry bean whose serializers cover the message types");
     }
 
     @Test
