@@ -7,6 +7,7 @@ import dev.troupe.spring.diagnostics.InvalidTroupePropertyException;
 import dev.troupe.spring.diagnostics.TroupeConfigurationException;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
@@ -17,6 +18,7 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeSet;
 
@@ -41,7 +43,8 @@ public class RemoteRefRegistrar implements BeanDefinitionRegistryPostProcessor, 
         final TroupeRemoteProperties properties = Binder.get(environment)
             .bind("troupe.remote", TroupeRemoteProperties.class).orElseGet(TroupeRemoteProperties::new);
         final BeanFactory beanFactory = (BeanFactory) registry;
-        final Map<String, String> peers = properties.getPeers();
+        final Map<String, String> peers = new LinkedHashMap<>(properties.getPeers());
+        peers.putAll(connectedPeers(registry));
         for (Map.Entry<String, String> e : peers.entrySet()) {
             try {
                 TroupeRemoteProperties.peerRoot(e.getValue());
@@ -101,6 +104,21 @@ public class RemoteRefRegistrar implements BeanDefinitionRegistryPostProcessor, 
                     + " give the receiving node the same serializers.");
         }
         return transport.actorRef(path, type);
+    }
+
+    /**
+     * Peers from {@link TroupeConnectionDetails} beans (a {@code @ServiceConnection} container):
+     * created here, before the other beans, as their names are needed to check the refs.
+     */
+    private static Map<String, String> connectedPeers(BeanDefinitionRegistry registry) {
+        final Map<String, String> peers = new LinkedHashMap<>();
+        if (registry instanceof ListableBeanFactory beans) {
+            for (String name : beans.getBeanNamesForType(TroupeConnectionDetails.class, true, false)) {
+                final TroupeConnectionDetails details = beans.getBean(name, TroupeConnectionDetails.class);
+                peers.put(details.peerName(), details.address());
+            }
+        }
+        return peers;
     }
 
     /** @return the peer's address; a ref naming no configured peer fails startup naming the property and the peers */

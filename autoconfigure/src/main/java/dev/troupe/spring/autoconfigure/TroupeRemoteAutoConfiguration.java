@@ -21,7 +21,9 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -30,7 +32,12 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.ConfigurationCondition;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.context.annotation.Configuration;
 
 import javax.net.ssl.SSLException;
@@ -45,21 +52,23 @@ import javax.net.ssl.SSLException;
  * one, sets the serializers.
  */
 @AutoConfiguration(after = TroupeAutoConfiguration.class,
+    afterName = "org.springframework.boot.testcontainers.service.connection.ServiceConnectionAutoConfiguration",
     before = {TroupeMetricsAutoConfiguration.class, TroupeHealthAutoConfiguration.class, TroupeEndpointAutoConfiguration.class})
 @ConditionalOnClass({RemoteTransport.class, ActorSystem.class})
 @ConditionalOnBean(ActorSystem.class)
-@ConditionalOnBooleanProperty(name = "troupe.remote.enabled")
+@Conditional(TroupeRemoteAutoConfiguration.OnRemoteEnabled.class)
 @EnableConfigurationProperties(TroupeRemoteProperties.class)
 public class TroupeRemoteAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
     RemoteSettings troupeRemoteSettings(TroupeRemoteProperties p, ObjectProvider<SerializerRegistry> serializers,
-                                        ObjectProvider<SslBundles> sslBundles) {
+                                        ObjectProvider<SslBundles> sslBundles, ObjectProvider<TroupeConnectionDetails> connections) {
         final RemoteSettings.Builder b = RemoteSettings.builder();
         configure(p, b);
-        if (p.getSecret() != null && !p.getSecret().isEmpty()) {
-            b.secret(p.getSecret());
+        final String secret = secret(p, connections);
+        if (secret != null) {
+            b.secret(secret);
         }
         if (p.getSsl().getBundle() != null) {
             final SslBundles bundles = sslBundles.getIfAvailable();
@@ -123,6 +132,55 @@ public class TroupeRemoteAutoConfiguration {
     @ConditionalOnMissingBean
     static RemoteRefRegistrar troupeRemoteRefRegistrar() {
         return new RemoteRefRegistrar();
+    }
+
+    /**
+     * @return troupe.remote.secret, else the one secret of the connection details; every peer of
+     *         one transport proves the same secret
+     */
+    private static String secret(TroupeRemoteProperties p, ObjectProvider<TroupeConnectionDetails> connections) {
+        final String configured = p.getSecret() == null || p.getSecret().isEmpty() ? null : p.getSecret();
+        String chosen = configured;
+        for (TroupeConnectionDetails c : connections.orderedStream().toList()) {
+            final String s = c.secret();
+            if (s == null || s.isEmpty()) {
+                continue;
+            }
+            if (chosen == null) {
+                chosen = s;
+            } else if (!chosen.equals(s)) {
+                throw new InvalidTroupePropertyException("troupe.remote.secret", "the peer '" + c.peerName() + "' ("
+                    + c.address() + ") proves another secret than " + (configured != null ? "troupe.remote.secret"
+                    : "the other connected peers"), "Give every node, containers included, the same troupe.remote.secret.");
+            }
+        }
+        return chosen;
+    }
+
+    /**
+     * {@code troupe.remote.enabled} when set, else whether a {@link TroupeConnectionDetails} bean exists
+     * (evaluated when beans are registered, as {@code @ConditionalOnBean} is, so the application's own
+     * definitions are seen).
+     */
+    static final class OnRemoteEnabled extends SpringBootCondition implements ConfigurationCondition {
+
+        @Override
+        public ConfigurationPhase getConfigurationPhase() {
+            return ConfigurationPhase.REGISTER_BEAN;
+        }
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            final Boolean enabled = context.getEnvironment().getProperty("troupe.remote.enabled", Boolean.class);
+            if (enabled != null) {
+                return enabled ? ConditionOutcome.match("troupe.remote.enabled is true") : ConditionOutcome.noMatch("troupe.remote.enabled is false");
+            }
+            final ConfigurableListableBeanFactory beanFactory = context.getBeanFactory();
+            if (beanFactory != null && beanFactory.getBeanNamesForType(TroupeConnectionDetails.class, true, false).length > 0) {
+                return ConditionOutcome.match("a TroupeConnectionDetails bean exists");
+            }
+            return ConditionOutcome.noMatch("troupe.remote.enabled is not set and there is no TroupeConnectionDetails bean");
+        }
     }
 
     /**

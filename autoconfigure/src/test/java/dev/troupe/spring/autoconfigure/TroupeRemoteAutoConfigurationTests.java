@@ -84,6 +84,62 @@ class TroupeRemoteAutoConfigurationTests {
             });
     }
 
+    /** A peer from a bean (as a {@code @ServiceConnection} container gives one), not from troupe.remote.peers. */
+    @Configuration(proxyBeanMethods = false)
+    static class ConnectedPeer {
+        @Bean
+        TroupeConnectionDetails farNode() {
+            return new TroupeConnectionDetails() {
+                @Override
+                public String peerName() {
+                    return "far";
+                }
+
+                @Override
+                public String address() {
+                    return "far@127.0.0.1:1";
+                }
+
+                @Override
+                public String secret() {
+                    return SECRET;
+                }
+            };
+        }
+    }
+
+    @Test
+    void connectionDetailsShouldTurnTheTransportOnWithTheirPeerAndSecret() {
+        runner.withUserConfiguration(ConnectedPeer.class)
+            .withPropertyValues("troupe.remote.bind-port=0", "troupe.remote.refs.orders.peer=far", "troupe.remote.refs.orders.path=/user/orders",
+                "troupe.remote.refs.orders.message-type=java.lang.String")
+            .run(context -> {
+                assertThat(context).hasNotFailed().hasSingleBean(RemoteTransport.class);
+                assertThat(context.getBean(RemoteTransport.class).settings().secret())
+                    .isEqualTo(SECRET.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                assertThat(((ActorRef<?>) context.getBean("orders")).path().toString()).isEqualTo("troupe://far@127.0.0.1:1/user/orders");
+                assertThat(context.getBean(TroupeConnectionDetails.class).actorPath("/user/orders"))
+                    .isEqualTo("troupe://far@127.0.0.1:1/user/orders");
+            });
+    }
+
+    @Test
+    void connectionDetailsShouldNotOverruleRemoteDisabled() {
+        runner.withUserConfiguration(ConnectedPeer.class).withPropertyValues("troupe.remote.enabled=false")
+            .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RemoteTransport.class));
+    }
+
+    @Test
+    void connectionDetailsWithAnotherSecretShouldFailNamingTheProperty() {
+        runner.withUserConfiguration(ConnectedPeer.class)
+            .withPropertyValues("troupe.remote.bind-port=0", "troupe.remote.secret=another-secret-of-enough-bytes")
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                    .contains("troupe.remote.secret: the peer 'far' (far@127.0.0.1:1) proves another secret than troupe.remote.secret");
+            });
+    }
+
     /** A message type no serializer is registered for. */
     record Unregistered(int n) {
     }
