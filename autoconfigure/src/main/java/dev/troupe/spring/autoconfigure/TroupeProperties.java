@@ -2,7 +2,6 @@ package dev.troupe.spring.autoconfigure;
 
 import dev.troupe.actor.ActorSystemSettings;
 import dev.troupe.actor.DispatcherSettings;
-import dev.troupe.actor.InvalidSettingException;
 import dev.troupe.actor.MailboxSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
@@ -155,26 +154,16 @@ public class TroupeProperties implements Validator {
      * @return a builder the customizers may change further
      */
     public ActorSystemSettings.Builder toSettingsBuilder() {
+        // The settings validate every value and refuse a bad one with an InvalidSettingException
+        // naming the setting, which the failure report maps back to its troupe.* property.
         final ActorSystemSettings.Builder builder = ActorSystemSettings.builder()
-            .defaultDispatcher(defaultDispatcher.toSettings(DispatcherSettings.DEFAULT_NAME, "troupe.default-dispatcher"))
+            .defaultDispatcher(defaultDispatcher.toSettings(DispatcherSettings.DEFAULT_NAME))
             .defaultMailbox(defaultMailbox.toSettings())
+            .timerWheel(timer.tick, timer.ticksPerWheel)
+            .deadLetters(deadLetters.sampleSize, deadLetters.logLimit, deadLetters.logInterval)
             .daemonThreads(daemonThreads);
-        try {
-            builder.timerWheel(timer.tick, timer.ticksPerWheel);
-        } catch (InvalidSettingException e) {
-            throw e;
-        } catch (IllegalArgumentException e) {
-            throw LegacySettingMessages.timer(e);
-        }
-        try {
-            builder.deadLetters(deadLetters.sampleSize, deadLetters.logLimit, deadLetters.logInterval);
-        } catch (InvalidSettingException e) {
-            throw e;
-        } catch (IllegalArgumentException e) {
-            throw LegacySettingMessages.deadLetters(deadLetters.sampleSize, e);
-        }
         for (Map.Entry<String, Dispatcher> e : dispatchers.entrySet()) {
-            builder.dispatcher(e.getValue().toSettings(e.getKey(), "troupe.dispatchers." + e.getKey()));
+            builder.dispatcher(e.getValue().toSettings(e.getKey()));
         }
         return builder;
     }
@@ -209,7 +198,6 @@ public class TroupeProperties implements Validator {
                 p.add("troupe.dispatchers." + name + ": the dispatcher name '" + name + "' is reserved; use troupe.default-dispatcher or another name");
             }
         }
-        positive(deadLetters.logInterval, "troupe.dead-letters.log-interval", p);
         if (shutdown.timeout == null || shutdown.timeout.isNegative()) {
             p.add("troupe.shutdown.timeout must not be negative, was " + shutdown.timeout);
         }
@@ -309,15 +297,9 @@ public class TroupeProperties implements Validator {
             this.maxPark = maxPark;
         }
 
-        DispatcherSettings toSettings(String name, String prefix) {
+        DispatcherSettings toSettings(String name) {
             final int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-            try {
-                return new DispatcherSettings(name, n, throughput, idleSpins, idleYields, maxPark);
-            } catch (InvalidSettingException e) {
-                throw e;
-            } catch (IllegalArgumentException e) {
-                throw LegacySettingMessages.dispatcher(prefix, idleSpins, e);
-            }
+            return new DispatcherSettings(name, n, throughput, idleSpins, idleYields, maxPark);
         }
     }
 
@@ -353,13 +335,7 @@ public class TroupeProperties implements Validator {
         }
 
         MailboxSettings toSettings() {
-            try {
-                return new MailboxSettings(capacity, initialCapacity);
-            } catch (InvalidSettingException e) {
-                throw e;
-            } catch (IllegalArgumentException e) {
-                throw LegacySettingMessages.mailbox(e);
-            }
+            return new MailboxSettings(capacity, initialCapacity);
         }
     }
 

@@ -54,9 +54,10 @@ class TroupeFailureReportTests {
                 "Make troupe.shutdown.timeout shorter than spring.lifecycle.timeout-per-shutdown-phase"),
             // values the runtime's settings builders refuse
             mistake(new String[] {"troupe.default-dispatcher.threads=0"},
-                "'troupe.default-dispatcher.threads': '0'", "threads must be positive", "Change 'troupe.default-dispatcher.threads'"),
+                "'troupe.default-dispatcher.threads': '0'", "Reason: must be positive, was 0",
+                "Refused by: DispatcherSettings.threads", "Change 'troupe.default-dispatcher.threads'"),
             mistake(new String[] {"troupe.dispatchers.io.throughput=-1"},
-                "'troupe.dispatchers.io.throughput': '-1'", "throughput must be positive", "Change 'troupe.dispatchers.io.throughput'"),
+                "'troupe.dispatchers.io.throughput': '-1'", "must be positive, was -1", "Change 'troupe.dispatchers.io.throughput'"),
             mistake(new String[] {"troupe.dispatchers.io.max-park=0ms"},
                 "'troupe.dispatchers.io.max-park': '0ms'", "Change 'troupe.dispatchers.io.max-park'"),
             mistake(new String[] {"troupe.dispatchers.io.idle-yields=-1"},
@@ -89,7 +90,8 @@ class TroupeFailureReportTests {
                 "'troupe.remote.bind-host'", "must not be empty", "Change 'troupe.remote.bind-host'"),
             // checks of the properties alone (Boot's own bind-validation report)
             mistake(new String[] {"troupe.dispatchers.pinned.threads=1"}, "troupe.dispatchers.pinned", "reserved"),
-            mistake(new String[] {"troupe.dead-letters.log-interval=0s"}, "troupe.dead-letters.log-interval must be a positive duration"),
+            mistake(new String[] {"troupe.dead-letters.log-interval=0s"},
+                "'troupe.dead-letters.log-interval': '0s'", "Refused by: ActorSystemSettings.Builder.deadLetterLogInterval"),
             mistake(new String[] {"troupe.health.mailbox-backlog-threshold=-1"}, "troupe.health.mailbox-backlog-threshold must not be negative"),
             mistake(new String[] {"troupe.health.stall-timeout=0s"}, "troupe.health.stall-timeout must be a positive duration"),
             mistake(new String[] {"troupe.endpoint.max-page-size=0"}, "troupe.endpoint.max-page-size must be positive"),

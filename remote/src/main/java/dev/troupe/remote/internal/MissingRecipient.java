@@ -4,10 +4,10 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.DeadLetterReason;
-import dev.troupe.actor.internal.DeathWatchNotification;
-import dev.troupe.actor.internal.InternalActorRef;
-import dev.troupe.actor.internal.SystemMessage;
-import dev.troupe.actor.internal.Watch;
+import dev.troupe.actor.spi.DeathWatchNotification;
+import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.spi.SystemMessage;
+import dev.troupe.actor.spi.Watch;
 
 import java.util.Optional;
 

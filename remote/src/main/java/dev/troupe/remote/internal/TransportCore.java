@@ -4,7 +4,7 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.DeadLetters;
-import dev.troupe.actor.internal.InternalActorRef;
+import dev.troupe.actor.spi.InternalActorRef;
 import dev.troupe.remote.AssociationState;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.PeerMetrics;
