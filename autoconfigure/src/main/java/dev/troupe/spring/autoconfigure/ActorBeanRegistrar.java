@@ -53,6 +53,9 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
     /** Suffix of the ref bean's name after the behavior bean's name. */
     public static final String REF_SUFFIX = "Ref";
 
+    /** Attribute of a ref bean definition: the name of the {@code @TroupeActor} bean it spawns. */
+    public static final String ACTOR_BEAN_ATTRIBUTE = "dev.troupe.spring.actorBean";
+
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
         final ClassLoader classLoader = registry instanceof ConfigurableListableBeanFactory cbf && cbf.getBeanClassLoader() != null
@@ -118,6 +121,7 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
         ref.setPrimary(behaviorDefinition.isPrimary());
         ref.setLazyInit(behaviorDefinition.isLazyInit());
         ref.setDescription("ActorRef of the @TroupeActor bean '" + behaviorBean + "' (actor '" + actorName + "')");
+        ref.setAttribute(ACTOR_BEAN_ATTRIBUTE, behaviorBean);
         return ref;
     }
 
