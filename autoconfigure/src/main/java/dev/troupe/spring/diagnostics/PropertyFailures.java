@@ -35,8 +35,8 @@ final class PropertyFailures {
                 d.append("\n    Origin: ").append(configured.getOrigin());
             }
         } else {
-            d.append("The value of the property '").append(property).append("' is refused. It is not set in the environment,")
-                .append(" so it is the default or a value set in code (an ActorSystemCustomizer or a settings bean).");
+            d.append("No valid value for the property '").append(property).append("': it is not set in the environment, so its")
+                .append(" default (or a value set in code by an ActorSystemCustomizer or a settings bean) applies.");
         }
         d.append("\n    Reason: ").append(problem);
         if (setting != null) {
