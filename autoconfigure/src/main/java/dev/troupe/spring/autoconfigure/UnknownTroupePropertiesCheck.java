@@ -36,10 +36,8 @@ import java.util.Map;
  */
 class UnknownTroupePropertiesCheck implements BeanFactoryPostProcessor, EnvironmentAware, Ordered {
 
-    /** The Troupe properties classes by prefix; a new one is one more line. */
-    static final Map<String, Class<?>> PROPERTIES_CLASSES = Map.of(
-        "troupe", TroupeProperties.class,
-        "troupe.remote", TroupeRemoteProperties.class);
+    /** The Troupe properties classes by prefix (a new one is one more line in {@link TroupePropertyKeys#TROUPE_PROPERTIES_CLASSES}). */
+    static final Map<String, Class<?>> PROPERTIES_CLASSES = TroupePropertyKeys.troupePropertiesClasses();
 
     static final String OPT_OUT = "troupe.fail-on-unknown-properties";
 

@@ -20,7 +20,7 @@ class InvalidSettingFailureAnalyzer extends AbstractFailureAnalyzer<InvalidSetti
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, InvalidSettingException cause) {
         final String property = TroupeSettingNames.property(cause.setting(), cause.element());
-        if (property != null) {
+        if (property != null && TroupePropertyKeys.troupe().isKnownOrGroup(property)) {
             return PropertyFailures.analysis(environment, property, cause.problem(), null, cause.setting(), cause);
         }
         final String where = cause.element() == null ? cause.setting() : cause.setting() + " (" + cause.element() + ")";

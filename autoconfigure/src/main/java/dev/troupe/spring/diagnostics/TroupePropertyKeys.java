@@ -33,9 +33,42 @@ public final class TroupePropertyKeys {
         }
     }
 
+    /**
+     * The Troupe properties classes by prefix, by name (this package does not depend on the
+     * auto-configuration's); a new properties class is one more line.
+     */
+    public static final Map<String, String> TROUPE_PROPERTIES_CLASSES = Map.of(
+        "troupe", "dev.troupe.spring.autoconfigure.TroupeProperties",
+        "troupe.remote", "dev.troupe.spring.autoconfigure.TroupeRemoteProperties");
+
+    private static volatile TroupePropertyKeys troupe;
+
     private final List<Key> keys = new ArrayList<>();
 
     private TroupePropertyKeys() {
+    }
+
+    /** @return the keys of the Troupe properties classes ({@link #TROUPE_PROPERTIES_CLASSES}) */
+    public static TroupePropertyKeys troupe() {
+        TroupePropertyKeys k = troupe;
+        if (k == null) {
+            k = of(troupePropertiesClasses());
+            troupe = k;
+        }
+        return k;
+    }
+
+    /** @return {@link #TROUPE_PROPERTIES_CLASSES}, loaded */
+    public static Map<String, Class<?>> troupePropertiesClasses() {
+        final Map<String, Class<?>> classes = new java.util.LinkedHashMap<>();
+        for (Map.Entry<String, String> e : TROUPE_PROPERTIES_CLASSES.entrySet()) {
+            try {
+                classes.put(e.getKey(), Class.forName(e.getValue(), false, TroupePropertyKeys.class.getClassLoader()));
+            } catch (ClassNotFoundException ex) {
+                throw new IllegalStateException("missing properties class " + e.getValue(), ex);
+            }
+        }
+        return classes;
     }
 
     /**

@@ -184,6 +184,14 @@ class TroupeFailureReportTests {
             "Declare a SerializerRegistry bean whose serializers cover the message types");
     }
 
+    /** A setting whose property name the rule would give but no property binds: the report names the setting. */
+    @Test
+    void invalidSettingWithoutABoundPropertyShouldBeReportedUnderTheSettingsName(CapturedOutput output) {
+        startAndFail(output, RefusingUnboundSettingApp.class, new String[0],
+            "Invalid Troupe setting RemoteSettings.Builder.someFutureKnob: must be positive, was 0",
+            "Change the value given to RemoteSettings.Builder.someFutureKnob");
+    }
+
     @Test
     void unknownKeysShouldBeAllowedWithTheOptOut(CapturedOutput output) {
         try (var context = new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
@@ -263,6 +271,17 @@ class TroupeFailureReportTests {
         ActorSystemCustomizer refuse() {
             return builder -> {
                 throw new InvalidSettingException("RemoteSettings.Builder.serializers", "no serializer for java.util.UUID");
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class RefusingUnboundSettingApp {
+        @Bean
+        ActorSystemCustomizer refuse() {
+            return builder -> {
+                throw new InvalidSettingException("RemoteSettings.Builder.someFutureKnob", "must be positive, was 0");
             };
         }
     }
