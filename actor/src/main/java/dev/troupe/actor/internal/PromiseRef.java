@@ -77,7 +77,8 @@ public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R
         final Class<?> rc = requestClass;
         if (future.completeExceptionally(new AskTimeoutException("Ask timed out on [" + target.path() + "] after ["
             + timeoutMillis + " ms]. Message of type [" + (rc == null ? "unknown" : rc.getName())
-            + "]. A typical reason is that the recipient did not reply, or is not running."))) {
+            + "]. A typical reason is that the recipient did not reply, or is not running.",
+            target.path(), java.time.Duration.ofMillis(timeoutMillis)))) {
             runtime.unregisterTempRef(this);
         }
         return -1;
