@@ -189,6 +189,31 @@ class FrameCodecTest {
     }
 
     @Test
+    void framesInTheSameReadAsTheFrameThatCompletesTheHandshakeGetTheSteadyStateLimit() {
+        // AUTH (small) and a 2000-byte frame arrive in one read; the handler raises the limit on
+        // AUTH, so the big frame that follows in the same buffer is accepted, not capped at 1 KiB.
+        final FrameDecoder decoder = new FrameDecoder(MAX, false);
+        final java.util.List<Integer> seen = new java.util.ArrayList<>();
+        final EmbeddedChannel ch = new EmbeddedChannel(decoder, new io.netty.channel.ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                final ByteBuf f = (ByteBuf) msg;
+                seen.add(f.readableBytes());
+                if (f.getByte(f.readerIndex()) == Protocol.AUTH) {
+                    decoder.handshakeDone();
+                }
+                f.release();
+            }
+        });
+        final ByteBuf both = Unpooled.buffer();
+        both.writeBytes(GoldenFrames.all().get("auth.bin"));
+        both.writeInt(2001).writeByte(Protocol.ADVERTISE).writeZero(2000);
+        ch.writeInbound(both);
+        assertThat(seen).containsExactly(1 + Protocol.PROOF_LENGTH, 2001);
+        assertFalse(ch.finish());
+    }
+
+    @Test
     void truncatedFrameThenEofIsRejected() {
         final EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(MAX, false));
         final byte[] hb = GoldenFrames.all().get("heartbeat.bin");
