@@ -7,7 +7,13 @@ package dev.troupe.remote;
  */
 public interface PeerMetrics {
 
-    /** @return the peer's address, {@code system@host:port}; a bounded tag value (one per configured or contacted peer) */
+    /** The address of the entry that sums associations whose address is neither configured nor authenticated. */
+    String OTHER = "other";
+
+    /**
+     * @return the peer's address, {@code system@host:port}, or {@value #OTHER}: a bounded tag
+     *         value (one per configured or authenticated peer, removed with its association)
+     */
     String address();
 
     /** @return the association's state */

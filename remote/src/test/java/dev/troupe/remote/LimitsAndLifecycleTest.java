@@ -104,10 +104,10 @@ class LimitsAndLifecycleTest {
         final RemoteTransport a = kit.node("alpha");
         final RemoteTransport b = kit.node("beta");
         final AtomicInteger received = new AtomicInteger();
-        b.system().spawn(Behaviors.<Integer>receiveMessage(i -> {
+        b.publish(b.system().spawn(Behaviors.<Integer>receiveMessage(i -> {
             received.incrementAndGet();
             return Behaviors.same();
-        }), "sink");
+        }), "sink"), Integer.class);
         final ActorRef<Integer> sink = a.actorRef(b.address() + "user/sink", Integer.class);
         sink.tell(0);
         RemoteTestKit.await("connected", Duration.ofSeconds(5), () -> received.get() == 1);
@@ -141,6 +141,7 @@ class LimitsAndLifecycleTest {
         Thread.sleep(150); // the watch waits in the unacknowledged queue; connects fail meanwhile
         final RemoteTransport b = kit.node("beta", RemoteTestKit.settings().bindPort(port));
         final ActorRef<String> target = b.system().spawn(Behaviors.<String>receiveMessage(m -> Behaviors.stopped()), "target");
+        b.publish(target, String.class);
         // the watch reaches beta after the reconnect (the target may not exist yet: then Terminated comes at once)
         RemoteTestKit.await("connected", Duration.ofSeconds(5),
             () -> a.metrics().associations(AssociationState.ACTIVE) == 1);
@@ -161,6 +162,7 @@ class LimitsAndLifecycleTest {
             fromBeta.ref().tell(m);
             return Behaviors.same();
         }), "inbox");
+        a.publish(inbox, Ping.class);
         oldBetaRemote.actorRef(a.addressOf(inbox).toString(), Ping.class).tell(new Ping(1, betaActor));
         final ActorRef<Ping.Pong> boundRef = fromBeta.receiveMessage(Duration.ofSeconds(5)).replyTo();
         final ActorRef<String> lookupRef = a.actorRef("troupe://beta@127.0.0.1:" + port + "/user/sink", String.class);
@@ -169,10 +171,10 @@ class LimitsAndLifecycleTest {
         oldBeta.terminate().toCompletableFuture().join();
         final RemoteTransport newBeta = kit.node("beta", RemoteTestKit.settings().bindPort(port));
         final List<Object> sunk = new CopyOnWriteArrayList<>();
-        newBeta.system().spawn(Behaviors.<String>receiveMessage(m -> {
+        newBeta.publish(newBeta.system().spawn(Behaviors.<String>receiveMessage(m -> {
             sunk.add(m);
             return Behaviors.same();
-        }), "sink");
+        }), "sink"), String.class);
         // the lookup ref follows the address to the new incarnation
         RemoteTestKit.await("new beta reached", Duration.ofSeconds(10), () -> {
             lookupRef.tell("hello");

@@ -133,6 +133,7 @@ class MultiNodeTest {
 
         // beta watches an actor of alpha; stopping it reaches beta as Terminated
         final ActorRef<String> target = alpha.system().spawn(Behaviors.<String>receiveMessage(m -> Behaviors.stopped()), "target");
+        alpha.publish(target, String.class);
         beta.command("watch " + alpha.addressOf(target));
         beta.expectLine("WATCHING", Duration.ofSeconds(10));
         Thread.sleep(300); // let the watch cross before the stop
@@ -236,6 +237,7 @@ class MultiNodeTest {
             inbox.ref().tell(g);
             return Behaviors.same();
         }), "greetings");
+        alpha.publish(greetings, Greeting.class);
         beta.command("greet " + alpha.addressOf(greetings));
         final ActorRef<Greeting> greeter = inbox.receiveMessage(Duration.ofSeconds(10)).replyTo();
         assertThat(greeter.path().toString()).isEqualTo(betaAddress + "user/greeter");

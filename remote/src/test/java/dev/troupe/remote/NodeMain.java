@@ -27,7 +27,7 @@ public final class NodeMain {
         final ActorSystem system = ActorSystem.create(args[0]);
         final RemoteTransport transport = RemoteTransport.start(system,
             RemoteTestKit.settings().bindPort(Integer.parseInt(args[1])).build());
-        system.spawn(RemoteTestKit.echo(), "echo");
+        transport.publish(system.spawn(RemoteTestKit.echo(), "echo"), Ping.class);
         final ActorRef<Greeting> greeter = system.spawn(Behaviors.<Greeting>receive((ctx, g) -> {
             g.replyTo().tell(new Greeting("re: " + g.text(), g.numbers(), ctx.self()));
             return Behaviors.same();

@@ -54,7 +54,7 @@ class TlsTest {
     void nodesWithCertificatesFromTheSameCaTalk() throws Exception {
         final RemoteTransport a = kit.node("alpha", tls(node, ca));
         final RemoteTransport b = kit.node("beta", tls(node, ca));
-        b.system().spawn(RemoteTestKit.echo(), "echo");
+        b.publish(b.system().spawn(RemoteTestKit.echo(), "echo"), Ping.class);
         final ActorRef<Ping> echo = a.actorRef(b.address() + "user/echo", Ping.class);
         final TestProbe<Ping.Pong> probe = TestProbe.create(a.system());
         for (int i = 0; i < 10; i++) {
@@ -69,7 +69,7 @@ class TlsTest {
     void nodeWithAnUntrustedCertificateIsRefused() throws Exception {
         final RemoteTransport b = kit.node("beta", tls(node, ca));
         final RemoteTransport intruder = kit.node("gamma", tls(stranger, ca));
-        b.system().spawn(RemoteTestKit.echo(), "echo");
+        b.publish(b.system().spawn(RemoteTestKit.echo(), "echo"), Ping.class);
         final TestProbe<Ping.Pong> probe = TestProbe.create(intruder.system());
         intruder.actorRef(b.address() + "user/echo", Ping.class).tell(new Ping(1, probe.ref()));
         RemoteTestKit.await("TLS refusal counted", Duration.ofSeconds(5),
