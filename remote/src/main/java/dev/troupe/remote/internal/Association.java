@@ -60,10 +60,12 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
 
     private static final VarHandle MESSAGES_SENT;
     private static final VarHandle BYTES_SENT;
+    private static final VarHandle PEER_UID;
 
     static {
         try {
             final MethodHandles.Lookup l = MethodHandles.lookup();
+            PEER_UID = l.findVarHandle(Association.class, "peerUid", long.class);
             MESSAGES_SENT = l.findVarHandle(Association.class, "messagesSent", long.class);
             BYTES_SENT = l.findVarHandle(Association.class, "bytesSent", long.class);
         } catch (ReflectiveOperationException e) {
@@ -117,6 +119,11 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     private long lastTrafficNanos = System.nanoTime();
     private long trafficMark;
     private long lostAtNanos;
+    /**
+     * An inbound connection claimed a new incarnation while the known one answers this node's
+     * heartbeats; the address is dialled again to see which one is there before either is believed.
+     */
+    private long pendingUid;
     private final UnsafeBuffer advertiseScratch = new UnsafeBuffer(new byte[0]);
 
     // ---- counters
@@ -420,6 +427,12 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         }
         final boolean wasUnreachable = state == AssociationState.UNREACHABLE;
         final boolean newIncarnation = peerUid != 0 && peerUid != uid;
+        if (pendingUid != 0) {
+            if (pendingUid != uid) {
+                impostor(pendingUid);
+            }
+            pendingUid = 0;
+        }
         observeUid(uid);
         final boolean afterOutage = wasUnreachable || resumedSinceOutbound;
         resumedSinceOutbound = false;
@@ -529,6 +542,11 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
             peerLost = false;
             failureDetector.reset();
             failureDetector.start(System.nanoTime());
+            for (InboundConnection c : inbound) {
+                if (c.peerUid != uid) {
+                    c.ctx.channel().close(); // the incarnation it came from is gone
+                }
+            }
         } else if (peerLost) {
             LOG.log(System.Logger.Level.INFO, "remote node " + address + " (uid " + Long.toHexString(uid)
                 + ") is reachable again with the same UID");
@@ -580,6 +598,46 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         final Channel ch = channel;
         if (ch != null) {
             ch.close(); // force a fresh handshake, which tells a restart from a partition
+        }
+        if (pendingUid != 0) {
+            // the incarnation this node could still see is gone: the one that claimed the address may be real
+            final long p = pendingUid;
+            pendingUid = 0;
+            observeUid(p);
+        }
+    }
+
+    /**
+     * An inbound connection claimed a new incarnation of this address (loop). When this node
+     * still has a live outbound connection to the known incarnation, the claim is not believed
+     * at once: the outbound connection is re-established, and the UID found by dialling the
+     * address decides. A real restart shows the new UID there; a peer posing as this address
+     * (it knows the secret but is not at the address) does not, and is refused. Without a live
+     * connection to compare with, the claim is accepted as a restart.
+     */
+    private void observeInboundUid(long uid) {
+        if (uid != peerUid && peerUid != 0 && !peerLost && state == AssociationState.ACTIVE && channel != null) {
+            LOG.log(System.Logger.Level.INFO, "a connection claims to be a new incarnation (uid " + Long.toHexString(uid) + ") of "
+                + address + " while uid " + Long.toHexString(peerUid) + " answers there; dialling the address again to see which one is");
+            pendingUid = uid;
+            backoffAttempt = 0;
+            channel.close();
+            return;
+        }
+        if (pendingUid == uid) {
+            return; // waiting for the outbound handshake to decide
+        }
+        observeUid(uid);
+    }
+
+    /** A connection claimed an incarnation the address does not have: closed and counted. */
+    private void impostor(long uid) {
+        core.rejections.reject(FrameRejection.INVALID_IDENTITY, address, "a connection claimed uid " + Long.toHexString(uid)
+            + " for this address, but dialling it reached uid " + Long.toHexString(peerUid));
+        for (InboundConnection c : inbound) {
+            if (c.peerUid == uid) {
+                c.ctx.channel().close();
+            }
         }
     }
 
@@ -656,6 +714,9 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
      */
     long receiveSystem(InboundConnection from, Frames.SystemFrame f) {
         final long uid = from.peerUid;
+        if (uid != peerUid) {
+            return -1; // an incarnation not (yet) confirmed: neither delivered nor acknowledged, so it is sent again
+        }
         if (system.accept(uid, f.seq())) {
             lastTrafficNanos = System.nanoTime(); // a benign race with the loop: an approximate idle clock
             onInboundSystem(uid, f);
@@ -713,19 +774,23 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
 
     /**
      * An inbound connection from the peer completed its handshake: it supersedes any other
-     * inbound connection from the peer (a peer keeps one outbound connection per node).
+     * inbound connection from the same incarnation (a peer keeps one outbound connection per
+     * node). Connections of another incarnation go when the new one is confirmed.
      */
     void inboundOpened(InboundConnection c) {
         trusted = true;
         for (InboundConnection old : inbound) {
-            old.ctx.channel().close();
+            if (old.peerUid == c.peerUid) {
+                old.ctx.channel().close();
+            }
         }
         inbound.add(c);
         lastTrafficNanos = System.nanoTime();
         final long uid = c.peerUid;
+        PEER_UID.compareAndSet(this, 0L, uid); // first contact: nothing to compare with, and system messages need it now
         if (loop.inEventLoop()) {
-            observeUid(uid);
-        } else if (!execute(() -> observeUid(uid))) {
+            observeInboundUid(uid);
+        } else if (!execute(() -> observeInboundUid(uid))) {
             c.ctx.channel().close();
         }
     }
