@@ -507,6 +507,20 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         } else if (state == AssociationState.UNREACHABLE) {
             failureDetector.phi(now);
         }
+        checkIdle(now);
+    }
+
+    /**
+     * The transport's sweep, for associations that never started (a node that only sends to
+     * this one): they have no tick of their own to notice they are idle (loop).
+     */
+    void sweep() {
+        if (tick == null && !closing) {
+            checkIdle(System.nanoTime());
+        }
+    }
+
+    private void checkIdle(long now) {
         final long traffic = messagesSent() + messagesReceived();
         if (traffic != trafficMark) {
             trafficMark = traffic;
@@ -650,6 +664,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         LOG.log(System.Logger.Level.ERROR, "remote node " + address + " (uid " + Long.toHexString(uid) + ") is quarantined: " + why
             + "; it is refused until it restarts with a new UID");
         quarantinedUid = uid;
+        core.quarantine(address, uid);
         if (!peerLost) {
             nodeLost("quarantined");
         }
@@ -668,40 +683,59 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     void sendSystem(RemoteActorRef<?> target, SystemMessage m) {
         if (m instanceof Watch) {
             final Watch w = (Watch) m;
-            if (isDead(target) || state == AssociationState.CLOSED) {
+            if (isDead(target) || peerLost || state == AssociationState.CLOSED) {
+                // a node declared lost has no actors to watch: Terminated at once, nothing queued
                 w.watcher().sendSystem(new DeathWatchNotification(target, null));
                 return;
             }
             watches.watchRemote(target, w.watcher());
             final String watcherText = core.addressed(w.watcher().path()).toString();
             core.export(watcherText, w.watcher());
-            enqueueSystem(Protocol.SYS_WATCH, target.path().toString(), watcherText, false);
+            enqueueSystem(Protocol.SYS_WATCH, target.path().toString(), watcherText, false, target, w.watcher());
         } else if (m instanceof Unwatch) {
             final Unwatch u = (Unwatch) m;
             watches.unwatchRemote(target, u.watcher());
-            enqueueSystem(Protocol.SYS_UNWATCH, target.path().toString(), core.addressed(u.watcher().path()).toString(), false);
+            enqueueSystem(Protocol.SYS_UNWATCH, target.path().toString(), core.addressed(u.watcher().path()).toString(), false, null, null);
         } else if (m instanceof DeathWatchNotification) {
             // one of our actors stopped and the target (a remote watcher) watched it
             final DeathWatchNotification d = (DeathWatchNotification) m;
             watches.unwatchedByRemote((InternalActorRef<?>) d.actor(), target);
             if (!isDead(target)) {
                 enqueueSystem(Protocol.SYS_DEATH_WATCH_NOTIFICATION, core.addressed(d.actor().path()).toString(),
-                    target.path().toString(), d.failure() != null);
+                    target.path().toString(), d.failure() != null, null, null);
             }
         } else {
             LOG.log(System.Logger.Level.DEBUG, "system message " + m + " to remote " + target.path() + " is not carried");
         }
     }
 
-    private void enqueueSystem(int kind, String watchee, String watcher, boolean failed) {
+    /**
+     * @param target for a watch: the watched ref (to answer Terminated if the node was lost meanwhile)
+     * @param localWatcher for a watch: the local watcher
+     */
+    private void enqueueSystem(int kind, String watchee, String watcher, boolean failed,
+                               RemoteActorRef<?> target, InternalActorRef<?> localWatcher) {
         if (state == AssociationState.CLOSED) {
             return; // shut down: the peer learns from CLOSE or its failure detector
         }
         start();
         execute(() -> {
             lastTrafficNanos = System.nanoTime();
+            if (peerLost) {
+                // lost since the caller looked: nothing is queued for the lost incarnation
+                if (localWatcher != null) {
+                    watches.unwatchRemote(target, localWatcher);
+                    localWatcher.sendSystem(new DeathWatchNotification(target, null));
+                }
+                return;
+            }
             if (!system.enqueue(channel, kind, watchee, watcher, failed)) {
-                quarantine(system.unackedCount() + " system messages unacknowledged (the limit)");
+                if (peerUid == 0) {
+                    // never reached: there is no incarnation to quarantine, so give up on what waits for it
+                    nodeLost(system.unackedCount() + " system messages waiting for a node never reached (the limit)");
+                } else {
+                    quarantine(system.unackedCount() + " system messages unacknowledged (the limit)");
+                }
             }
         });
     }
@@ -731,7 +765,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
                 final InternalActorRef<?> local = core.localRecipient(core.parseWirePath(f.watchee()));
                 start(); // we must be able to report the death, and to notice the watcher's node going away
                 if (local == null) {
-                    enqueueSystem(Protocol.SYS_DEATH_WATCH_NOTIFICATION, f.watchee(), f.watcher(), false);
+                    enqueueSystem(Protocol.SYS_DEATH_WATCH_NOTIFICATION, f.watchee(), f.watcher(), false, null, null);
                     return;
                 }
                 if (!watches.watchedByRemote(local, watcher)) {

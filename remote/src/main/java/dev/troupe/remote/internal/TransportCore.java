@@ -47,6 +47,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -89,8 +90,18 @@ public final class TransportCore implements RemoteMetrics {
     private final AtomicLong repliesDropped = new AtomicLong();
     private final AtomicLong outboundBufferBytes = new AtomicLong();
     private final ScheduledFuture<?> clock;
+    private final ScheduledFuture<?> sweeper;
     private volatile long coarseNanos = System.nanoTime();
     private volatile boolean shuttingDown;
+    private static final int MAX_QUARANTINED = 1024;
+    private final java.util.LinkedHashMap<String, Boolean> quarantined = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > MAX_QUARANTINED;
+        }
+    };
 
     public TransportCore(ActorSystem system, RemoteSettings settings) {
         this.system = system;
@@ -149,6 +160,9 @@ public final class TransportCore implements RemoteMetrics {
         this.addressable = new ExportedRefs(address);
         this.clock = group.next().scheduleAtFixedRate(() -> coarseNanos = System.nanoTime(),
             CLOCK_TICK_NANOS, CLOCK_TICK_NANOS, TimeUnit.NANOSECONDS);
+        final long sweepNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(100),
+            Math.min(TimeUnit.SECONDS.toNanos(10), settings.removeIdleAssociationAfter().toNanos() / 4));
+        this.sweeper = group.next().scheduleAtFixedRate(this::sweep, sweepNanos, sweepNanos, TimeUnit.NANOSECONDS);
         LOG.log(System.Logger.Level.INFO, "remote transport of " + system.name() + " listening on " + settings.bindHost() + ":" + boundPort
             + " as " + address + " (" + (epoll ? "epoll" : "nio") + ", " + authName() + ", protocol version " + Protocol.VERSION + ")");
     }
@@ -396,6 +410,17 @@ public final class TransportCore implements RemoteMetrics {
         return a;
     }
 
+    /** Lets associations without a tick of their own (never started) notice they are idle. */
+    private void sweep() {
+        for (Association a : associations.values()) {
+            if (a.loop.inEventLoop()) {
+                a.sweep();
+            } else {
+                a.loop.execute(a::sweep);
+            }
+        }
+    }
+
     /** The association removed itself as idle. */
     void removed(Association a) {
         if (associations.remove(a.address, a) && !a.isTrusted()) {
@@ -409,9 +434,20 @@ public final class TransportCore implements RemoteMetrics {
         return now == null || now == a;
     }
 
+    /**
+     * Remembers a quarantined incarnation beyond its association's removal; the oldest of
+     * {@value #MAX_QUARANTINED} entries is forgotten first.
+     */
+    void quarantine(String address, long uid) {
+        synchronized (quarantined) {
+            quarantined.put(address + "#" + uid, Boolean.TRUE);
+        }
+    }
+
     boolean isQuarantined(String address, long uid) {
-        final Association a = associations.get(address);
-        return a != null && a.isQuarantined(uid);
+        synchronized (quarantined) {
+            return quarantined.containsKey(address + "#" + uid);
+        }
     }
 
     /** A tell to a node this node cannot keep an association for (the limit). */
@@ -629,6 +665,7 @@ public final class TransportCore implements RemoteMetrics {
         }
         shuttingDown = true;
         clock.cancel(false);
+        sweeper.cancel(false);
         serverChannel.close().syncUninterruptibly();
         inboundChannels.close().awaitUninterruptibly(1, TimeUnit.SECONDS);
         final long deadline = System.nanoTime() + flushTimeout.toNanos();
