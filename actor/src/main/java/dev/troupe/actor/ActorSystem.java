@@ -1,23 +1,13 @@
 package dev.troupe.actor;
 
-import dev.troupe.actor.internal.ActorCell;
-import dev.troupe.actor.internal.DeadLettersImpl;
-import dev.troupe.actor.internal.Dispatchers;
-import dev.troupe.actor.internal.SystemMetricsImpl;
-import dev.troupe.actor.internal.TimerService;
+import dev.troupe.actor.internal.SystemRuntime;
 import dev.troupe.actor.metrics.SystemMetrics;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
 /**
@@ -37,57 +27,13 @@ import java.util.function.Function;
  */
 public final class ActorSystem {
 
-    /** Phases of the system, read on every tell with one volatile load. */
-    private static final int RUNNING = 0;
-    private static final int DRAINING = 1;
-    private static final int TERMINATING = 2;
-    private static final int TERMINATED = 3;
-
-    private static final VarHandle PHASE;
-
-    static {
-        try {
-            PHASE = MethodHandles.lookup().findVarHandle(ActorSystem.class, "phase", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    private final String name;
-    private final long uid;
-    private final ActorSystemSettings settings;
-    private final DeadLettersImpl deadLetters;
-    private final Dispatchers dispatchers;
-    private final TimerService timers;
-    private final SystemMetricsImpl metrics;
-    private final ActorCell<Object> root;
-    private final ActorCell<Object> userGuardian;
-    private final ActorCell<Object> systemGuardian;
-    private final CompletableFuture<Void> whenTerminated = new CompletableFuture<>();
-    private final List<Runnable> terminationHooks = new ArrayList<>();
+    private final SystemRuntime runtime;
     private final ConcurrentHashMap<Class<?>, Object> extensions = new ConcurrentHashMap<>();
-    private final long startNanos = System.nanoTime();
-    private volatile int phase = RUNNING;
 
     private ActorSystem(String name, ActorSystemSettings settings) {
-        this.name = name;
-        this.settings = settings;
-        long u;
-        do {
-            u = ThreadLocalRandom.current().nextLong();
-        } while (u == 0);
-        this.uid = u;
-        final ActorPath rootPath = ActorPath.root(name);
-        this.deadLetters = new DeadLettersImpl(settings.deadLetterSampleSize(), settings.deadLetterLogLimit(), settings.deadLetterLogInterval());
-        this.dispatchers = new Dispatchers(name, settings);
-        this.timers = new TimerService(name, settings.timerTick(), settings.timerTicksPerWheel(), settings.daemonThreads());
-        this.metrics = new SystemMetricsImpl(this, dispatchers, deadLetters);
-        this.root = ActorCell.createRoot(this, rootPath);
-        this.userGuardian = root.spawnGuardian("user");
-        this.systemGuardian = root.spawnGuardian("system");
-        root.startGuardian();
-        userGuardian.startGuardian();
-        systemGuardian.startGuardian();
+        // The runtime registers its hooks for sibling modules as an extension (ActorSystemSpi.of finds
+        // them there), so this class needs no public method that hands the runtime out.
+        this.runtime = new SystemRuntime(this, name, settings);
     }
 
     /**
@@ -110,6 +56,11 @@ public final class ActorSystem {
     public static ActorSystem create(String name, ActorSystemSettings settings) {
         ActorPath.root(name);
         return new ActorSystem(name, Objects.requireNonNull(settings, "settings"));
+    }
+
+    /** @return the runtime, for this package's factories (ask) */
+    SystemRuntime runtime() {
+        return runtime;
     }
 
     /**
@@ -136,8 +87,7 @@ public final class ActorSystem {
      * @return the actor's ref
      */
     public <T> ActorRef<T> spawn(Behavior<T> behavior, String name, Props props) {
-        checkRunning();
-        return userGuardian.spawnChild(behavior, name, props);
+        return runtime.spawnUser(behavior, name, props);
     }
 
     /**
@@ -148,8 +98,7 @@ public final class ActorSystem {
      * @return the actor's ref
      */
     public <T> ActorRef<T> spawnAnonymous(Behavior<T> behavior) {
-        checkRunning();
-        return userGuardian.spawnChild(behavior, null, Props.empty());
+        return runtime.spawnUser(behavior, null, Props.empty());
     }
 
     /**
@@ -163,8 +112,7 @@ public final class ActorSystem {
      * @return the actor's ref
      */
     public <T> ActorRef<T> systemActorOf(Behavior<T> behavior, String name, Props props) {
-        checkRunning();
-        return systemGuardian.spawnChild(behavior, name, props);
+        return runtime.spawnSystem(behavior, name, props);
     }
 
     /**
@@ -173,7 +121,7 @@ public final class ActorSystem {
      * @param ref an actor spawned by {@link #spawn}
      */
     public void stop(ActorRef<?> ref) {
-        userGuardian.stopChild(ref);
+        runtime.stopUser(ref);
     }
 
     /**
@@ -184,13 +132,7 @@ public final class ActorSystem {
      * @return the actor, if it is alive here
      */
     public <T> Optional<ActorRef<T>> resolveLocal(ActorPath path) {
-        return Optional.ofNullable(root.<T>resolve(path));
-    }
-
-    private void checkRunning() {
-        if (phase >= TERMINATING) {
-            throw new IllegalStateException("actor system '" + name + "' is terminating; cannot spawn");
-        }
+        return Optional.ofNullable(runtime.<T>resolveLocal(path));
     }
 
     /**
@@ -199,15 +141,7 @@ public final class ActorSystem {
      * @return completes when every actor has stopped and the threads are shut down
      */
     public CompletionStage<Void> terminate() {
-        int p = phase;
-        while (p < TERMINATING) {
-            if (PHASE.compareAndSet(this, p, TERMINATING)) {
-                root.stopSelf();
-                break;
-            }
-            p = phase;
-        }
-        return whenTerminated;
+        return runtime.terminate();
     }
 
     /**
@@ -220,45 +154,27 @@ public final class ActorSystem {
      * @return completes when the system has terminated
      */
     public CompletionStage<Void> shutdown(Duration drainTimeout) {
-        if (PHASE.compareAndSet(this, RUNNING, DRAINING)) {
-            wasDrained = true;
-            final long deadline = System.nanoTime() + drainTimeout.toNanos();
-            final Thread drainer = new Thread(() -> {
-                try {
-                    while (System.nanoTime() - deadline < 0 && !metrics.isQuiescent()) {
-                        Thread.sleep(5);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    terminate();
-                }
-            }, "troupe-" + name + "-shutdown");
-            drainer.setDaemon(true);
-            drainer.start();
-            return whenTerminated;
-        }
-        return terminate();
+        return runtime.shutdown(Objects.requireNonNull(drainTimeout, "drainTimeout"));
     }
 
     /** @return completes when the system has terminated */
     public CompletionStage<Void> whenTerminated() {
-        return whenTerminated;
+        return runtime.whenTerminated();
     }
 
     /** @return whether {@link #terminate()} or {@link #shutdown} has begun */
     public boolean isTerminating() {
-        return phase >= TERMINATING;
+        return runtime.isTerminating();
     }
 
     /** @return whether the system is draining for a graceful shutdown or terminating */
     public boolean isShuttingDown() {
-        return phase >= DRAINING;
+        return runtime.isShuttingDown();
     }
 
     /** @return whether the system has fully terminated */
     public boolean isTerminated() {
-        return phase == TERMINATED;
+        return runtime.isTerminated();
     }
 
     /**
@@ -267,13 +183,7 @@ public final class ActorSystem {
      * @param hook the hook
      */
     public void registerOnTermination(Runnable hook) {
-        synchronized (terminationHooks) {
-            if (phase != TERMINATED) {
-                terminationHooks.add(hook);
-                return;
-            }
-        }
-        hook.run();
+        runtime.registerOnTermination(Objects.requireNonNull(hook, "hook"));
     }
 
     /**
@@ -285,115 +195,45 @@ public final class ActorSystem {
      * @return the extension
      */
     public <E> E extension(Class<E> type, Function<ActorSystem, E> factory) {
+        final Object existing = extensions.get(type);
+        if (existing != null) {
+            return type.cast(existing);
+        }
         return type.cast(extensions.computeIfAbsent(type, t -> factory.apply(this)));
     }
 
     /** @return the system's name */
     public String name() {
-        return name;
+        return runtime.name();
     }
 
     /** @return a random id of this incarnation of the system, never 0 */
     public long uid() {
-        return uid;
+        return runtime.uid();
     }
 
     /** @return the settings the system runs with */
     public ActorSystemSettings settings() {
-        return settings;
+        return runtime.settings();
     }
 
     /** @return where undeliverable messages go */
     public DeadLetters deadLetters() {
-        return deadLetters;
+        return runtime.deadLetters();
     }
 
     /** @return the system's metric sources */
     public SystemMetrics metrics() {
-        return metrics;
+        return runtime.metrics();
     }
 
     /** @return nanoseconds since the system started */
     public long uptimeNanos() {
-        return System.nanoTime() - startNanos;
+        return runtime.uptimeNanos();
     }
 
     @Override
     public String toString() {
-        return "ActorSystem(" + name + ")";
-    }
-
-    // ---- runtime internals below; not part of the API ----
-
-    /**
-     * @return the timer service; for the runtime
-     */
-    public TimerService timerService() {
-        return timers;
-    }
-
-    /**
-     * @return the dispatchers; for the runtime
-     */
-    public Dispatchers dispatchersInternal() {
-        return dispatchers;
-    }
-
-    /**
-     * @return the root guardian; for the runtime
-     */
-    public ActorCell<Object> rootCell() {
-        return root;
-    }
-
-    /**
-     * Why a message told now is undeliverable because of the system's phase, or null if the
-     * phase accepts it. Called on the slow path of a tell only.
-     *
-     * @param fromActorThread whether the sender runs on one of this system's dispatcher threads
-     * @return the reason, or null
-     */
-    public DeadLetterReason rejectReason(boolean fromActorThread) {
-        final int p = phase;
-        if (p == RUNNING) {
-            return null;
-        }
-        if (p == DRAINING) {
-            return fromActorThread ? null : DeadLetterReason.SHUTDOWN;
-        }
-        return null;
-    }
-
-    /** @return the reason for messages left in mailboxes of actors stopped with the system */
-    public DeadLetterReason stopReason() {
-        return phase == RUNNING ? DeadLetterReason.STOPPED
-            : (phase == DRAINING || wasDrained) ? DeadLetterReason.SHUTDOWN : DeadLetterReason.TERMINATED;
-    }
-
-    private volatile boolean wasDrained;
-
-    /** @return whether the phase is not RUNNING; one volatile load on the tell path */
-    public boolean notRunning() {
-        return phase != RUNNING;
-    }
-
-    /** Called by the root guardian once it and every actor have stopped. */
-    public void onRootTerminated() {
-        phase = TERMINATED;
-        timers.shutdown();
-        dispatchers.shutdown();
-        final List<Runnable> hooks;
-        synchronized (terminationHooks) {
-            hooks = new ArrayList<>(terminationHooks);
-            terminationHooks.clear();
-        }
-        for (int i = 0; i < hooks.size(); i++) {
-            try {
-                hooks.get(i).run();
-            } catch (RuntimeException e) {
-                System.getLogger(ActorSystem.class.getName()).log(System.Logger.Level.WARNING, "termination hook failed", e);
-            }
-        }
-        whenTerminated.complete(null);
+        return "ActorSystem(" + runtime.name() + ")";
     }
 }

@@ -6,7 +6,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * How an {@link ActorSystem} is set up: its dispatchers, default mailbox, timer wheel and
@@ -117,9 +116,10 @@ public final class ActorSystemSettings {
         /**
          * @param settings the default dispatcher; its name is forced to {@code default}
          * @return this builder
+         * @throws InvalidSettingException if null
          */
         public Builder defaultDispatcher(DispatcherSettings settings) {
-            final DispatcherSettings s = Objects.requireNonNull(settings, "settings");
+            final DispatcherSettings s = notNull(settings, "ActorSystemSettings.Builder.defaultDispatcher");
             this.defaultDispatcher = new DispatcherSettings(DispatcherSettings.DEFAULT_NAME, s.threads(), s.throughput(), s.idleSpins(), s.idleYields(), s.maxPark());
             return this;
         }
@@ -127,9 +127,10 @@ public final class ActorSystemSettings {
         /**
          * @param settings a named dispatcher
          * @return this builder
+         * @throws InvalidSettingException if null
          */
         public Builder dispatcher(DispatcherSettings settings) {
-            Objects.requireNonNull(settings, "settings");
+            notNull(settings, "ActorSystemSettings.Builder.dispatcher");
             if (DispatcherSettings.DEFAULT_NAME.equals(settings.name())) {
                 return defaultDispatcher(settings);
             }
@@ -140,43 +141,111 @@ public final class ActorSystemSettings {
         /**
          * @param settings the default mailbox
          * @return this builder
+         * @throws InvalidSettingException if null
          */
         public Builder defaultMailbox(MailboxSettings settings) {
-            this.defaultMailbox = Objects.requireNonNull(settings, "settings");
+            this.defaultMailbox = notNull(settings, "ActorSystemSettings.Builder.defaultMailbox");
             return this;
         }
 
         /**
-         * @param tick the timer resolution, rounded up to a power of two nanoseconds
-         * @param ticksPerWheel the slots of the wheel, a power of two
+         * @param tick the timer resolution, positive, rounded up to a power of two nanoseconds
          * @return this builder
+         * @throws InvalidSettingException if not positive
          */
-        public Builder timerWheel(Duration tick, int ticksPerWheel) {
+        public Builder timerTick(Duration tick) {
+            notNull(tick, "ActorSystemSettings.Builder.timerTick");
             if (tick.isNegative() || tick.isZero()) {
-                throw new IllegalArgumentException("timer tick must be positive: " + tick);
-            }
-            if (ticksPerWheel <= 0 || Integer.bitCount(ticksPerWheel) != 1) {
-                throw new IllegalArgumentException("ticks per wheel must be a power of two: " + ticksPerWheel);
+                throw new InvalidSettingException("ActorSystemSettings.Builder.timerTick", "must be positive, was " + tick);
             }
             this.timerTick = tick;
+            return this;
+        }
+
+        /**
+         * @param ticksPerWheel the slots of the timer wheel, a power of two
+         * @return this builder
+         * @throws InvalidSettingException if not a power of two
+         */
+        public Builder timerTicksPerWheel(int ticksPerWheel) {
+            if (ticksPerWheel <= 0 || Integer.bitCount(ticksPerWheel) != 1) {
+                throw new InvalidSettingException("ActorSystemSettings.Builder.timerTicksPerWheel",
+                    "must be a power of two, was " + ticksPerWheel);
+            }
             this.timerTicksPerWheel = ticksPerWheel;
             return this;
         }
 
         /**
+         * Same as {@code timerTick(tick).timerTicksPerWheel(ticksPerWheel)}.
+         *
+         * @param tick the timer resolution, rounded up to a power of two nanoseconds
+         * @param ticksPerWheel the slots of the wheel, a power of two
+         * @return this builder
+         * @throws InvalidSettingException naming {@code timerTick} or {@code timerTicksPerWheel}
+         */
+        public Builder timerWheel(Duration tick, int ticksPerWheel) {
+            return timerTick(tick).timerTicksPerWheel(ticksPerWheel);
+        }
+
+        /**
+         * @param sampleSize recent dead letters kept for inspection, 0 or more
+         * @return this builder
+         * @throws InvalidSettingException if negative
+         */
+        public Builder deadLetterSampleSize(int sampleSize) {
+            if (sampleSize < 0) {
+                throw new InvalidSettingException("ActorSystemSettings.Builder.deadLetterSampleSize", "must not be negative, was " + sampleSize);
+            }
+            this.deadLetterSampleSize = sampleSize;
+            return this;
+        }
+
+        /**
+         * @param logLimit dead letters logged per interval, 0 for none
+         * @return this builder
+         * @throws InvalidSettingException if negative
+         */
+        public Builder deadLetterLogLimit(int logLimit) {
+            if (logLimit < 0) {
+                throw new InvalidSettingException("ActorSystemSettings.Builder.deadLetterLogLimit", "must not be negative, was " + logLimit);
+            }
+            this.deadLetterLogLimit = logLimit;
+            return this;
+        }
+
+        /**
+         * @param logInterval the dead-letter logging interval, positive
+         * @return this builder
+         * @throws InvalidSettingException if not positive
+         */
+        public Builder deadLetterLogInterval(Duration logInterval) {
+            notNull(logInterval, "ActorSystemSettings.Builder.deadLetterLogInterval");
+            if (logInterval.isNegative() || logInterval.isZero()) {
+                throw new InvalidSettingException("ActorSystemSettings.Builder.deadLetterLogInterval", "must be positive, was " + logInterval);
+            }
+            this.deadLetterLogInterval = logInterval;
+            return this;
+        }
+
+        /**
+         * Same as {@code deadLetterSampleSize(sampleSize).deadLetterLogLimit(logLimit).deadLetterLogInterval(logInterval)}.
+         *
          * @param sampleSize recent dead letters kept
          * @param logLimit dead letters logged per interval
          * @param logInterval the logging interval
          * @return this builder
+         * @throws InvalidSettingException naming the value refused
          */
         public Builder deadLetters(int sampleSize, int logLimit, Duration logInterval) {
-            if (sampleSize < 0 || logLimit < 0) {
-                throw new IllegalArgumentException("dead letter sample size and log limit must not be negative");
+            return deadLetterSampleSize(sampleSize).deadLetterLogLimit(logLimit).deadLetterLogInterval(logInterval);
+        }
+
+        private static <V> V notNull(V value, String setting) {
+            if (value == null) {
+                throw new InvalidSettingException(setting, "must not be null");
             }
-            this.deadLetterSampleSize = sampleSize;
-            this.deadLetterLogLimit = logLimit;
-            this.deadLetterLogInterval = Objects.requireNonNull(logInterval, "logInterval");
-            return this;
+            return value;
         }
 
         /**

@@ -39,10 +39,10 @@ public final class AskPattern {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("ask timeout must be positive: " + timeout);
         }
-        final PromiseRef<Res> promise = new PromiseRef<>(system, target, timeout.toMillis());
+        final PromiseRef<Res> promise = new PromiseRef<>(system.runtime(), target, timeout.toMillis());
         final Req request = messageFactory.apply(promise);
         promise.requestClass(request == null ? null : request.getClass());
-        system.timerService().schedule(promise, System.nanoTime() + timeout.toNanos());
+        promise.armTimeout(timeout.toNanos());
         target.tell(request);
         return promise.future();
     }

@@ -1,14 +1,10 @@
 package dev.troupe.actor;
 
-import dev.troupe.actor.internal.ActorCell;
 import dev.troupe.actor.internal.DeferredBehavior;
 import dev.troupe.actor.internal.FunctionalBehavior;
 import dev.troupe.actor.internal.SpecialBehavior;
-import dev.troupe.actor.internal.StashBufferImpl;
+import dev.troupe.actor.internal.SupervisedBehavior;
 
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.Objects;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -27,7 +23,7 @@ public final class Behaviors {
      * @return the deferred behavior
      */
     public static <T> Behavior<T> setup(Function<ActorContext<T>, Behavior<T>> factory) {
-        return new DeferredBehavior<>(Objects.requireNonNull(factory, "factory"));
+        return DeferredBehavior.setup(Objects.requireNonNull(factory, "factory"));
     }
 
     /**
@@ -125,7 +121,7 @@ public final class Behaviors {
      * @return the supervision builder, itself a behavior
      */
     public static <T> Supervise<T> supervise(Behavior<T> behavior) {
-        return new Supervise<>(Objects.requireNonNull(behavior, "behavior"), Collections.emptyList(), Collections.emptyList());
+        return SupervisedBehavior.of(Objects.requireNonNull(behavior, "behavior"));
     }
 
     /**
@@ -137,7 +133,7 @@ public final class Behaviors {
      */
     public static <T> Behavior<T> withTimers(Function<TimerScheduler<T>, Behavior<T>> factory) {
         Objects.requireNonNull(factory, "factory");
-        return new DeferredBehavior<>(ctx -> factory.apply(((ActorCell<T>) ctx).timers()));
+        return DeferredBehavior.withTimers(factory);
     }
 
     /**
@@ -153,24 +149,20 @@ public final class Behaviors {
             throw new IllegalArgumentException("stash capacity must be positive: " + capacity);
         }
         Objects.requireNonNull(factory, "factory");
-        return new DeferredBehavior<>(ctx -> factory.apply(new StashBufferImpl<>((ActorCell<T>) ctx, capacity)));
+        return DeferredBehavior.withStash(capacity, factory);
     }
 
     /**
      * A supervised behavior: the strategies apply to failures of the wrapped behavior and
      * of every behavior it switches to, innermost first, first matching exception class wins.
+     * Made by {@link #supervise}; not for subclassing outside the runtime.
      *
      * @param <T> the message type
      */
-    public static final class Supervise<T> extends Behavior<T> {
-        private final Behavior<T> behavior;
-        private final List<Class<? extends Throwable>> failures;
-        private final List<SupervisorStrategy> strategies;
+    public abstract static class Supervise<T> extends Behavior<T> {
 
-        private Supervise(Behavior<T> behavior, List<Class<? extends Throwable>> failures, List<SupervisorStrategy> strategies) {
-            this.behavior = behavior;
-            this.failures = failures;
-            this.strategies = strategies;
+        /** For the runtime's implementation. */
+        protected Supervise() {
         }
 
         /**
@@ -178,13 +170,7 @@ public final class Behaviors {
          * @param strategy what to do
          * @return a behavior supervised with this strategy too
          */
-        public Supervise<T> onFailure(Class<? extends Throwable> failure, SupervisorStrategy strategy) {
-            final List<Class<? extends Throwable>> f = new ArrayList<>(failures);
-            final List<SupervisorStrategy> s = new ArrayList<>(strategies);
-            f.add(Objects.requireNonNull(failure, "failure"));
-            s.add(Objects.requireNonNull(strategy, "strategy"));
-            return new Supervise<>(behavior, Collections.unmodifiableList(f), Collections.unmodifiableList(s));
-        }
+        public abstract Supervise<T> onFailure(Class<? extends Throwable> failure, SupervisorStrategy strategy);
 
         /**
          * @param strategy what to do on any {@link Exception}
@@ -192,26 +178,6 @@ public final class Behaviors {
          */
         public Supervise<T> onFailure(SupervisorStrategy strategy) {
             return onFailure(Exception.class, strategy);
-        }
-
-        /** @return the wrapped behavior; for the runtime */
-        public Behavior<T> wrapped() {
-            return behavior;
-        }
-
-        /** @return the exception classes, parallel to {@link #strategies()}; for the runtime */
-        public List<Class<? extends Throwable>> failures() {
-            return failures;
-        }
-
-        /** @return the strategies, parallel to {@link #failures()}; for the runtime */
-        public List<SupervisorStrategy> strategies() {
-            return strategies;
-        }
-
-        @Override
-        public String toString() {
-            return "Behaviors.supervise(" + behavior + ")" + strategies;
         }
     }
 }

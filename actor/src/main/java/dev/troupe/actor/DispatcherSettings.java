@@ -1,7 +1,6 @@
 package dev.troupe.actor;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * A pool of threads that run actors. Each thread takes a scheduled actor, processes up to
@@ -21,24 +20,30 @@ public record DispatcherSettings(String name, int threads, int throughput, int i
     /** The name of the dispatcher every actor uses unless its props say otherwise. */
     public static final String DEFAULT_NAME = "default";
 
-    /** Validates the settings. */
+    /**
+     * Validates the settings.
+     *
+     * @throws InvalidSettingException naming the component refused (such as
+     *         {@code DispatcherSettings.threads}) and the dispatcher
+     */
     public DispatcherSettings {
-        Objects.requireNonNull(name, "name");
-        if (name.isEmpty()) {
-            throw new IllegalArgumentException("dispatcher name must not be empty");
+        if (name == null || name.isEmpty()) {
+            throw new InvalidSettingException("DispatcherSettings.name", "must not be empty");
         }
         if (threads <= 0) {
-            throw new IllegalArgumentException("dispatcher '" + name + "': threads must be positive: " + threads);
+            throw new InvalidSettingException("DispatcherSettings.threads", name, "must be positive, was " + threads);
         }
         if (throughput <= 0) {
-            throw new IllegalArgumentException("dispatcher '" + name + "': throughput must be positive: " + throughput);
+            throw new InvalidSettingException("DispatcherSettings.throughput", name, "must be positive, was " + throughput);
         }
-        if (idleSpins < 0 || idleYields < 0) {
-            throw new IllegalArgumentException("dispatcher '" + name + "': idle spins and yields must not be negative");
+        if (idleSpins < 0) {
+            throw new InvalidSettingException("DispatcherSettings.idleSpins", name, "must not be negative, was " + idleSpins);
         }
-        Objects.requireNonNull(maxPark, "maxPark");
-        if (maxPark.isNegative() || maxPark.isZero()) {
-            throw new IllegalArgumentException("dispatcher '" + name + "': maxPark must be positive: " + maxPark);
+        if (idleYields < 0) {
+            throw new InvalidSettingException("DispatcherSettings.idleYields", name, "must not be negative, was " + idleYields);
+        }
+        if (maxPark == null || maxPark.isNegative() || maxPark.isZero()) {
+            throw new InvalidSettingException("DispatcherSettings.maxPark", name, "must be positive, was " + maxPark);
         }
     }
 

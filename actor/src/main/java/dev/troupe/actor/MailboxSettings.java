@@ -11,13 +11,17 @@ package dev.troupe.actor;
  */
 public record MailboxSettings(int capacity, int initialCapacity) {
 
-    /** Validates the settings. */
+    /**
+     * Validates the settings.
+     *
+     * @throws InvalidSettingException naming {@code MailboxSettings.capacity} or {@code MailboxSettings.initialCapacity}
+     */
     public MailboxSettings {
         if (capacity < 0) {
-            throw new IllegalArgumentException("mailbox capacity must not be negative: " + capacity);
+            throw new InvalidSettingException("MailboxSettings.capacity", "must not be negative, was " + capacity);
         }
         if (initialCapacity < 2) {
-            throw new IllegalArgumentException("mailbox initial capacity must be at least 2: " + initialCapacity);
+            throw new InvalidSettingException("MailboxSettings.initialCapacity", "must be at least 2, was " + initialCapacity);
         }
     }
 
@@ -29,10 +33,11 @@ public record MailboxSettings(int capacity, int initialCapacity) {
     /**
      * @param capacity the most messages waiting
      * @return a bounded mailbox
+     * @throws InvalidSettingException if not positive
      */
     public static MailboxSettings bounded(int capacity) {
         if (capacity <= 0) {
-            throw new IllegalArgumentException("bounded mailbox capacity must be positive: " + capacity);
+            throw new InvalidSettingException("MailboxSettings.bounded", "capacity must be positive, was " + capacity);
         }
         return new MailboxSettings(capacity, 16);
     }

@@ -43,10 +43,11 @@ public final class Props {
     /**
      * @param capacity the most messages waiting; overflow goes to dead letters as {@code mailbox-full}
      * @return these props with a bounded mailbox
+     * @throws InvalidSettingException if not positive
      */
     public Props withBoundedMailbox(int capacity) {
         if (capacity <= 0) {
-            throw new IllegalArgumentException("mailbox capacity must be positive: " + capacity);
+            throw new InvalidSettingException("Props.withBoundedMailbox", "capacity must be positive, was " + capacity);
         }
         return new Props(dispatcher, pinned, capacity, metrics);
     }

@@ -172,9 +172,4 @@ public final class RemoteTransport implements AutoCloseable {
     public void close() {
         shutdown(Duration.ofSeconds(1));
     }
-
-    /** For tests and diagnostics: the internal core. */
-    public TransportCore internal() {
-        return core;
-    }
 }

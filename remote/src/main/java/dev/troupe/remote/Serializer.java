@@ -70,6 +70,34 @@ public interface Serializer<T> {
         return false;
     }
 
+    /**
+     * Helper for binary serializers: writes a ref held by a message as its 4-byte id (big-endian;
+     * 0 for null), the layout the built-in serializers use.
+     *
+     * @param buffer the buffer
+     * @param offset where to write
+     * @param ref the ref, or null
+     * @param refs the association's ids
+     * @return the bytes written, 4
+     */
+    static int writeRef(MutableDirectBuffer buffer, int offset, dev.troupe.actor.ActorRef<?> ref, RefWriter refs) {
+        buffer.putInt(offset, ref == null ? 0 : refs.idOf(ref), java.nio.ByteOrder.BIG_ENDIAN);
+        return 4;
+    }
+
+    /**
+     * Helper for binary serializers: reads a ref written by {@link #writeRef}.
+     *
+     * @param buffer the buffer
+     * @param offset where the id is
+     * @param refs the association's ids
+     * @param <M> the ref's message type
+     * @return the ref, or null
+     */
+    static <M> dev.troupe.actor.ActorRef<M> readRef(DirectBuffer buffer, int offset, RefResolver refs) {
+        return refs.resolve(buffer.getInt(offset, java.nio.ByteOrder.BIG_ENDIAN));
+    }
+
     /** Assigns compact ids to refs written inside a message. */
     interface RefWriter {
         /**

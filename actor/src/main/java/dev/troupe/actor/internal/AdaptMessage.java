@@ -31,12 +31,12 @@ final class AdaptMessage extends InternalMessage {
     }
 
     @Override
-    void deliver(ActorCell<?> cell) throws Exception {
+    void deliver(ActorLifecycle<?> actor) throws Exception {
         final Object msg = adapter != null ? adapter.apply(value) : resultAdapter.apply(value, failure);
         if (msg == null) {
             throw new IllegalStateException("message adapter returned null for " + (value == null ? "null" : value.getClass().getName()));
         }
-        cell.receiveUserMessage(msg);
+        actor.receiveUserMessage(msg);
     }
 
     @Override

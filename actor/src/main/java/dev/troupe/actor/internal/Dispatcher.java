@@ -25,6 +25,8 @@ public final class Dispatcher implements DispatcherMetrics {
 
     private static final com.sun.management.ThreadMXBean THREADS = threadBean();
 
+    /** The runtime whose actors run here. */
+    final Object owner;
     final String name;
     final int throughput;
     final int idleSpins;
@@ -37,7 +39,8 @@ public final class Dispatcher implements DispatcherMetrics {
     private final long startNanos;
     private volatile boolean shutdown;
 
-    Dispatcher(String systemName, DispatcherSettings settings, boolean daemon) {
+    Dispatcher(Object owner, String systemName, DispatcherSettings settings, boolean daemon) {
+        this.owner = owner;
         this.name = settings.name();
         this.throughput = settings.throughput();
         this.idleSpins = settings.idleSpins();

@@ -2,6 +2,7 @@ package dev.troupe.actor.internal;
 
 import dev.troupe.actor.ActorSystemSettings;
 import dev.troupe.actor.DispatcherSettings;
+import dev.troupe.actor.InvalidSettingException;
 import dev.troupe.actor.Props;
 import dev.troupe.actor.metrics.DispatcherMetrics;
 
@@ -24,6 +25,7 @@ public final class Dispatchers {
     /** The name under which pinned actors are reported. */
     public static final String PINNED = "pinned";
 
+    private final Object owner;
     private final String systemName;
     private final ActorSystemSettings settings;
     private final Dispatcher defaultDispatcher;
@@ -34,16 +36,18 @@ public final class Dispatchers {
     private final List<DispatcherMetrics> all;
 
     /**
+     * @param owner the runtime the threads belong to, for the actor-thread check
      * @param systemName the system's name, for thread names
      * @param settings the settings
      */
-    public Dispatchers(String systemName, ActorSystemSettings settings) {
+    Dispatchers(Object owner, String systemName, ActorSystemSettings settings) {
+        this.owner = owner;
         this.systemName = systemName;
         this.settings = settings;
-        this.defaultDispatcher = new Dispatcher(systemName, settings.defaultDispatcher(), settings.daemonThreads());
+        this.defaultDispatcher = new Dispatcher(owner, systemName, settings.defaultDispatcher(), settings.daemonThreads());
         byName.put(defaultDispatcher.name(), defaultDispatcher);
         for (DispatcherSettings s : settings.dispatchers().values()) {
-            byName.put(s.name(), new Dispatcher(systemName, s, settings.daemonThreads()));
+            byName.put(s.name(), new Dispatcher(owner, systemName, s, settings.daemonThreads()));
         }
         final List<DispatcherMetrics> list = new ArrayList<>(byName.values());
         list.add(pinnedMetrics);
@@ -53,7 +57,7 @@ public final class Dispatchers {
     Dispatcher select(Props props) {
         if (props.pinned()) {
             final DispatcherSettings d = settings.defaultDispatcher();
-            final Dispatcher p = new Dispatcher(systemName,
+            final Dispatcher p = new Dispatcher(owner, systemName,
                 new DispatcherSettings(PINNED + "-" + pinnedSeq.incrementAndGet(), 1, d.throughput(), d.idleSpins(), d.idleYields(), d.maxPark()),
                 settings.daemonThreads());
             pinned.add(p);
@@ -65,7 +69,7 @@ public final class Dispatchers {
         }
         final Dispatcher d = byName.get(name);
         if (d == null) {
-            throw new IllegalArgumentException("no dispatcher named '" + name + "'; configured dispatchers: " + byName.keySet());
+            throw new InvalidSettingException("Props.withDispatcher", name, "no dispatcher of that name; configured: " + byName.keySet());
         }
         return d;
     }

@@ -10,10 +10,10 @@ public abstract class InternalMessage {
     /**
      * Delivers the message on the actor's thread.
      *
-     * @param cell the actor
+     * @param actor the actor
      * @throws Exception a failure of the behavior, handled by supervision
      */
-    abstract void deliver(ActorCell<?> cell) throws Exception;
+    abstract void deliver(ActorLifecycle<?> actor) throws Exception;
 
     /** @return the user-visible message, for dead letters */
     Object userMessage() {

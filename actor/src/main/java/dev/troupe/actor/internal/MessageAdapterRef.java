@@ -1,6 +1,8 @@
 package dev.troupe.actor.internal;
 
 import dev.troupe.actor.ActorPath;
+import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.spi.SystemMessage;
 
 import java.util.function.Function;
 

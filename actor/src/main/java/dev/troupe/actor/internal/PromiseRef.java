@@ -2,9 +2,12 @@ package dev.troupe.actor.internal;
 
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
-import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.AskTimeoutException;
 import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.spi.DeathWatchNotification;
+import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.spi.SystemMessage;
+import dev.troupe.actor.spi.Watch;
 
 import java.util.concurrent.CompletableFuture;
 
@@ -15,8 +18,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R> {
 
-    private final ActorSystem system;
-    private final ActorCell<Object> root;
+    private final SystemRuntime runtime;
     private final ActorPath path;
     private final ActorRef<?> target;
     private final long timeoutMillis;
@@ -24,16 +26,25 @@ public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R
     private volatile Class<?> requestClass;
 
     /**
-     * @param system the system
+     * @param runtime the system's runtime
      * @param target the actor asked
      * @param timeoutMillis the timeout, for the failure message
      */
-    public PromiseRef(ActorSystem system, ActorRef<?> target, long timeoutMillis) {
-        this.system = system;
-        this.root = system.rootCell();
+    public PromiseRef(SystemRuntime runtime, ActorRef<?> target, long timeoutMillis) {
+        this.runtime = runtime;
         this.target = target;
         this.timeoutMillis = timeoutMillis;
-        this.path = root.registerTemp(this);
+        this.path = runtime.newTempPath();
+        runtime.registerTempRef(this);
+    }
+
+    /**
+     * Arms the timeout; call after the request is built.
+     *
+     * @param timeoutNanos the timeout
+     */
+    public void armTimeout(long timeoutNanos) {
+        runtime.timers.schedule(this, System.nanoTime() + timeoutNanos);
     }
 
     /** @return the future the reply completes */
@@ -54,10 +65,10 @@ public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R
             throw new NullPointerException("message must not be null");
         }
         if (future.complete(message)) {
-            root.unregisterTemp(path.name());
-            system.timerService().cancel(this);
+            runtime.unregisterTempRef(this);
+            runtime.timers.cancel(this);
         } else {
-            system.deadLetters().publish(message, path, DeadLetterReason.ASK_EXPIRED);
+            runtime.deadLetters.publish(message, path, DeadLetterReason.ASK_EXPIRED);
         }
     }
 
@@ -67,7 +78,7 @@ public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R
         if (future.completeExceptionally(new AskTimeoutException("Ask timed out on [" + target.path() + "] after ["
             + timeoutMillis + " ms]. Message of type [" + (rc == null ? "unknown" : rc.getName())
             + "]. A typical reason is that the recipient did not reply, or is not running."))) {
-            root.unregisterTemp(path.name());
+            runtime.unregisterTempRef(this);
         }
         return -1;
     }

@@ -81,12 +81,12 @@ final class ReceiveTimeout extends TimerTask {
     }
 
     @Override
-    void deliver(ActorCell<?> c) throws Exception {
+    void deliver(ActorLifecycle<?> actor) throws Exception {
         queued = false;
         final long t = timeoutNanos;
         // Activity is stamped at the end of a turn; a message processed earlier in this turn counts too.
-        if (t != 0 && c.messagesEarlierInTurn() == 0 && System.nanoTime() - lastActivity >= t) {
-            c.receiveUserMessage(msg);
+        if (t != 0 && actor.cell().messagesEarlierInTurn() == 0 && System.nanoTime() - lastActivity >= t) {
+            actor.receiveUserMessage(msg);
         }
     }
 

@@ -21,6 +21,15 @@ public final class SpecialBehavior<T> extends Behavior<T> {
 
     private final String name;
 
+    /**
+     * @param <T> the message type
+     * @return {@link #EMPTY}, typed
+     */
+    @SuppressWarnings("unchecked")
+    public static <T> Behavior<T> empty() {
+        return (Behavior<T>) EMPTY;
+    }
+
     private SpecialBehavior(String name) {
         this.name = name;
     }

@@ -11,19 +11,19 @@ import java.util.function.Consumer;
  * A {@link StashBuffer} on a ring allocated once; stash and unstash allocate nothing.
  * Actor thread only.
  */
-public final class StashBufferImpl<T> implements StashBuffer<T> {
+final class StashBufferImpl<T> implements StashBuffer<T> {
 
-    private final ActorCell<T> cell;
+    private final ActorContextImpl<T> context;
     private final Object[] ring;
     private int head;
     private int size;
 
     /**
-     * @param cell the owning actor
+     * @param context the owning actor's context
      * @param capacity the most messages stashed
      */
-    public StashBufferImpl(ActorCell<T> cell, int capacity) {
-        this.cell = cell;
+    StashBufferImpl(ActorContextImpl<T> context, int capacity) {
+        this.context = context;
         this.ring = new Object[capacity];
     }
 
@@ -31,7 +31,7 @@ public final class StashBufferImpl<T> implements StashBuffer<T> {
     public void stash(T message) {
         Objects.requireNonNull(message, "message");
         if (size == ring.length) {
-            throw new StashOverflowException("stash buffer of " + cell.path() + " is full (capacity " + ring.length + ")");
+            throw new StashOverflowException("stash buffer of " + context.self().path() + " is full (capacity " + ring.length + ")");
         }
         ring[(head + size) % ring.length] = message;
         size++;
@@ -95,8 +95,8 @@ public final class StashBufferImpl<T> implements StashBuffer<T> {
             ring[head] = null;
             head = (head + 1) % ring.length;
             size--;
-            current = cell.interpretUnstashed(current, msg);
-            if (cell.isStoppedBehavior(current)) {
+            current = context.unstashed(current, msg);
+            if (current == SpecialBehavior.STOPPED) {
                 return current;
             }
         }

@@ -1,6 +1,5 @@
 package dev.troupe.actor.internal;
 
-import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.DeadLetters;
 import dev.troupe.actor.metrics.ActorMetrics;
 import dev.troupe.actor.metrics.DispatcherMetrics;
@@ -18,28 +17,30 @@ import java.util.function.Consumer;
 /** The metric sources of one system; see {@link SystemMetrics}. */
 public final class SystemMetricsImpl implements SystemMetrics {
 
-    private final ActorSystem system;
+    private final String systemName;
     private final Dispatchers dispatchers;
     private final DeadLettersImpl deadLetters;
     final AtomicLong spawned = new AtomicLong();
     final AtomicLong stopped = new AtomicLong();
     final Set<ActorCell<?>> tracked = ConcurrentHashMap.newKeySet();
     volatile ProcessingSampleListener listener;
+    /** The root guardian, set once the runtime created it. */
+    volatile ActorCell<?> root;
 
     /**
-     * @param system the system
+     * @param systemName the system's name
      * @param dispatchers its dispatchers
      * @param deadLetters its dead letters
      */
-    public SystemMetricsImpl(ActorSystem system, Dispatchers dispatchers, DeadLettersImpl deadLetters) {
-        this.system = system;
+    SystemMetricsImpl(String systemName, Dispatchers dispatchers, DeadLettersImpl deadLetters) {
+        this.systemName = systemName;
         this.dispatchers = dispatchers;
         this.deadLetters = deadLetters;
     }
 
     @Override
     public String systemName() {
-        return system.name();
+        return systemName;
     }
 
     @Override
@@ -75,13 +76,17 @@ public final class SystemMetricsImpl implements SystemMetrics {
     @Override
     public void forEachActor(Consumer<ActorMetrics> visitor) {
         final ArrayDeque<ActorCell<?>> stack = new ArrayDeque<>();
-        system.rootCell().pushChildren(stack);
+        final ActorCell<?> r = root;
+        if (r == null) {
+            return;
+        }
+        r.children.pushLive(stack);
         while (!stack.isEmpty()) {
             final ActorCell<?> cell = stack.pop();
-            if (!cell.isGuardian()) {
+            if (!cell.guardian) {
                 visitor.accept(cell);
             }
-            cell.pushChildren(stack);
+            cell.children.pushLive(stack);
         }
     }
 

@@ -30,7 +30,7 @@ public abstract class TimerTask extends InternalMessage {
     }
 
     @Override
-    void deliver(ActorCell<?> cell) throws Exception {
+    void deliver(ActorLifecycle<?> actor) throws Exception {
         throw new IllegalStateException(getClass().getName() + " is not delivered through a mailbox");
     }
 }

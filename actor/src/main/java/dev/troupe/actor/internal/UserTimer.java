@@ -76,7 +76,7 @@ final class UserTimer extends TimerTask {
     }
 
     @Override
-    void deliver(ActorCell<?> c) throws Exception {
+    void deliver(ActorLifecycle<?> actor) throws Exception {
         final int tickGeneration = queuedGeneration;
         queued = false;
         if (tickGeneration != generation) {
@@ -85,7 +85,7 @@ final class UserTimer extends TimerTask {
         if (single) {
             owner.delivered(this);
         }
-        c.receiveUserMessage(msg);
+        actor.receiveUserMessage(msg);
     }
 
     @Override

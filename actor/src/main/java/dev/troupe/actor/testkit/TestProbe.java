@@ -4,10 +4,12 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Terminated;
-import dev.troupe.actor.internal.DeathWatchNotification;
-import dev.troupe.actor.internal.InternalActorRef;
-import dev.troupe.actor.internal.SystemMessage;
-import dev.troupe.actor.internal.Watch;
+import dev.troupe.actor.spi.DeathWatchNotification;
+import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.spi.SystemMessage;
+import dev.troupe.actor.spi.SystemMessageHandler;
+import dev.troupe.actor.spi.Unwatch;
+import dev.troupe.actor.spi.Watch;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -184,7 +186,7 @@ public final class TestProbe<T> {
      * @param timeout how long to wait
      */
     public void expectTerminated(ActorRef<?> actor, Duration timeout) {
-        final InternalActorRef<?> target = (InternalActorRef<?>) actor;
+        final InternalActorRef<?> target = InternalActorRef.of(actor);
         target.sendSystem(new Watch(target, ref));
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
@@ -216,7 +218,7 @@ public final class TestProbe<T> {
         return system;
     }
 
-    private final class ProbeRef implements InternalActorRef<T> {
+    private final class ProbeRef implements InternalActorRef<T>, SystemMessageHandler {
         private final ActorPath path;
 
         ProbeRef(ActorPath path) {
@@ -234,11 +236,23 @@ public final class TestProbe<T> {
         }
 
         @Override
-        @SuppressWarnings("unchecked")
         public void sendSystem(SystemMessage message) {
-            if (message instanceof DeathWatchNotification) {
-                queue.add(new Terminated((ActorRef<Void>) ((DeathWatchNotification) message).actor()));
-            }
+            message.dispatch(this);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public void onDeathWatchNotification(DeathWatchNotification notification) {
+            queue.add(new Terminated((ActorRef<Void>) notification.actor()));
+        }
+
+        @Override
+        public void onWatch(Watch watch) {
+            // nobody watches a probe
+        }
+
+        @Override
+        public void onUnwatch(Unwatch unwatch) {
         }
 
         @Override

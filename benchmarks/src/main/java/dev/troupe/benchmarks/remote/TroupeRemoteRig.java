@@ -10,7 +10,6 @@ import dev.troupe.remote.RemoteSettings;
 import dev.troupe.remote.RemoteTransport;
 import dev.troupe.remote.Serializer;
 import dev.troupe.remote.SerializerRegistry;
-import dev.troupe.remote.internal.BuiltInSerializers;
 import org.HdrHistogram.Histogram;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -51,12 +50,12 @@ final class TroupeRemoteRig implements Rig {
         @Override
         public int write(Ping p, MutableDirectBuffer buffer, int offset, RefWriter refs) {
             buffer.putLong(offset, p.seq(), ByteOrder.BIG_ENDIAN);
-            return 8 + BuiltInSerializers.writeRef(buffer, offset + 8, p.replyTo(), refs);
+            return 8 + Serializer.writeRef(buffer, offset + 8, p.replyTo(), refs);
         }
 
         @Override
         public Ping read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
-            return new Ping(buffer.getLong(offset, ByteOrder.BIG_ENDIAN), BuiltInSerializers.readRef(buffer, offset + 8, refs));
+            return new Ping(buffer.getLong(offset, ByteOrder.BIG_ENDIAN), Serializer.readRef(buffer, offset + 8, refs));
         }
     };
 

@@ -2,11 +2,11 @@ package dev.troupe.remote.internal;
 
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.DeadLetterReason;
-import dev.troupe.actor.internal.DeathWatchNotification;
-import dev.troupe.actor.internal.InternalActorRef;
-import dev.troupe.actor.internal.SystemMessage;
-import dev.troupe.actor.internal.Unwatch;
-import dev.troupe.actor.internal.Watch;
+import dev.troupe.actor.spi.DeathWatchNotification;
+import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.spi.SystemMessage;
+import dev.troupe.actor.spi.Unwatch;
+import dev.troupe.actor.spi.Watch;
 import dev.troupe.remote.AssociationState;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.PeerMetrics;

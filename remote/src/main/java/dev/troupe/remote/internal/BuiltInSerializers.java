@@ -66,13 +66,12 @@ public final class BuiltInSerializers {
      * @return bytes written (4)
      */
     public static int writeRef(MutableDirectBuffer buffer, int offset, ActorRef<?> ref, Serializer.RefWriter refs) {
-        buffer.putInt(offset, ref == null ? 0 : refs.idOf(ref), ORDER);
-        return 4;
+        return Serializer.writeRef(buffer, offset, ref, refs);
     }
 
     /** Helper for binary serializers: reads a ref written by {@link #writeRef}. */
     public static <M> ActorRef<M> readRef(DirectBuffer buffer, int offset, Serializer.RefResolver refs) {
-        return refs.resolve(buffer.getInt(offset, ORDER));
+        return Serializer.readRef(buffer, offset, refs);
     }
 
     /** Per-thread scratch for decoding strings: one String and its array per message, nothing else. */

@@ -1,10 +1,10 @@
 package dev.troupe.remote.internal;
 
 import dev.troupe.actor.ActorPath;
-import dev.troupe.actor.internal.DeathWatchNotification;
-import dev.troupe.actor.internal.InternalActorRef;
-import dev.troupe.actor.internal.SystemMessage;
-import dev.troupe.actor.internal.Watch;
+import dev.troupe.actor.spi.DeathWatchNotification;
+import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.spi.SystemMessage;
+import dev.troupe.actor.spi.Watch;
 
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;

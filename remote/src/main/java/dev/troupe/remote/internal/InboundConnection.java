@@ -3,7 +3,7 @@ package dev.troupe.remote.internal;
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
-import dev.troupe.actor.internal.InternalActorRef;
+import dev.troupe.actor.spi.InternalActorRef;
 import dev.troupe.actor.metrics.ActorMetrics;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.Serializer;

@@ -1,8 +1,8 @@
 package dev.troupe.remote.internal;
 
 import dev.troupe.actor.ActorPath;
-import dev.troupe.actor.internal.InternalActorRef;
-import dev.troupe.actor.internal.SystemMessage;
+import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.spi.SystemMessage;
 
 import java.nio.charset.StandardCharsets;
 

@@ -1,6 +1,6 @@
 package dev.troupe.remote.internal;
 
-import dev.troupe.actor.internal.InternalActorRef;
+import dev.troupe.actor.spi.InternalActorRef;
 
 import java.util.ArrayList;
 import java.util.HashMap;

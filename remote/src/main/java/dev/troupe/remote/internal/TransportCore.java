@@ -5,10 +5,11 @@ import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.DeadLetters;
-import dev.troupe.actor.internal.DeathWatchNotification;
-import dev.troupe.actor.internal.InternalActorRef;
-import dev.troupe.actor.internal.SystemMessage;
-import dev.troupe.actor.internal.Watch;
+import dev.troupe.actor.InvalidActorPathException;
+import dev.troupe.actor.spi.DeathWatchNotification;
+import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.spi.SystemMessage;
+import dev.troupe.actor.spi.Watch;
 import dev.troupe.remote.AssociationState;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.PeerMetrics;
@@ -216,38 +217,18 @@ public final class TransportCore implements RemoteMetrics {
     }
 
     /**
-     * Parses a path that came from a peer, within the length and depth limits, before any
-     * parsing work proportional to more than the limits.
+     * Parses a path that came from a peer, with the runtime's bounded parser: text longer or
+     * deeper than the limits is refused before anything is built, in time linear in its length.
      *
-     * @throws FrameRejectedException {@code path-too-long} or {@code malformed-frame}
+     * @throws FrameRejectedException {@code path-too-long} (length or depth) or {@code malformed-frame}
      */
     ActorPath parseWirePath(String text) {
-        if (text.length() > settings.maxPathLength()) {
-            throw new FrameRejectedException(FrameRejection.PATH_TOO_LONG, text.length() + " characters, the limit is "
-                + settings.maxPathLength());
-        }
-        final int prefix = ActorPath.SCHEME.length() + 3;
-        int elements = 0;
-        final int firstSlash = text.indexOf('/', Math.min(prefix, text.length()));
-        if (firstSlash >= 0) {
-            boolean inElement = false;
-            for (int i = firstSlash + 1; i < text.length(); i++) {
-                if (text.charAt(i) == '/') {
-                    inElement = false;
-                } else if (!inElement) {
-                    inElement = true;
-                    elements++;
-                }
-            }
-        }
-        if (elements > settings.maxPathDepth()) {
-            throw new FrameRejectedException(FrameRejection.PATH_TOO_LONG, elements + " elements, the limit is " + settings.maxPathDepth());
-        }
         final ActorPath path;
         try {
-            path = ActorPath.parse(text);
-        } catch (IllegalArgumentException e) {
-            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "bad actor path: " + e.getMessage());
+            path = ActorPath.parse(text, settings.maxPathLength(), settings.maxPathDepth());
+        } catch (InvalidActorPathException e) {
+            throw new FrameRejectedException(e.reason() == InvalidActorPathException.Reason.MALFORMED
+                ? FrameRejection.MALFORMED_FRAME : FrameRejection.PATH_TOO_LONG, e.getMessage());
         }
         if (path.hasAddress() && (!HostNames.isValid(path.host()) || path.port() < 1)) {
             throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "actor path with an invalid address: " + text);

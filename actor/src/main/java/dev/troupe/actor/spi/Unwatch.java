@@ -1,4 +1,4 @@
-package dev.troupe.actor.internal;
+package dev.troupe.actor.spi;
 
 /** {@code watcher} stops watching {@code watchee}; sent to the watchee. */
 public final class Unwatch extends SystemMessage {
@@ -23,6 +23,11 @@ public final class Unwatch extends SystemMessage {
     /** @return the watching actor */
     public InternalActorRef<?> watcher() {
         return watcher;
+    }
+
+    @Override
+    public void dispatch(SystemMessageHandler handler) {
+        handler.onUnwatch(this);
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.troupe.actor.internal;
+package dev.troupe.actor.spi;
 
 /** {@code watcher} starts watching {@code watchee}; sent to the watchee. */
 public final class Watch extends SystemMessage {
@@ -23,6 +23,11 @@ public final class Watch extends SystemMessage {
     /** @return the watching actor */
     public InternalActorRef<?> watcher() {
         return watcher;
+    }
+
+    @Override
+    public void dispatch(SystemMessageHandler handler) {
+        handler.onWatch(this);
     }
 
     @Override

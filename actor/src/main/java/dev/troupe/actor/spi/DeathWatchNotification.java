@@ -1,4 +1,4 @@
-package dev.troupe.actor.internal;
+package dev.troupe.actor.spi;
 
 /** {@code actor} has stopped; sent to each of its watchers. */
 public final class DeathWatchNotification extends SystemMessage {
@@ -23,6 +23,11 @@ public final class DeathWatchNotification extends SystemMessage {
     /** @return why it stopped, or null */
     public Throwable failure() {
         return failure;
+    }
+
+    @Override
+    public void dispatch(SystemMessageHandler handler) {
+        handler.onDeathWatchNotification(this);
     }
 
     @Override

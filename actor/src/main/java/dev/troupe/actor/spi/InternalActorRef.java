@@ -1,4 +1,4 @@
-package dev.troupe.actor.internal;
+package dev.troupe.actor.spi;
 
 import dev.troupe.actor.ActorRef;
 
@@ -21,4 +21,18 @@ public interface InternalActorRef<T> extends ActorRef<T> {
 
     /** @return whether the actor lives in this JVM */
     boolean isLocal();
+
+    /**
+     * @param ref a ref made by the runtime or by a module built on this SPI
+     * @param <T> the message type
+     * @return the same ref, as the runtime sees it
+     * @throws IllegalArgumentException if the ref was made by something else (a user's own {@link ActorRef} implementation)
+     */
+    @SuppressWarnings("unchecked")
+    static <T> InternalActorRef<T> of(ActorRef<T> ref) {
+        if (ref instanceof InternalActorRef) {
+            return (InternalActorRef<T>) ref;
+        }
+        throw new IllegalArgumentException(ref + " is not a ref made by the runtime");
+    }
 }

@@ -1,18 +1,26 @@
 package dev.troupe.actor.internal;
 
-/**
- * A lifecycle or death-watch message, delivered through an actor's system queue ahead of
- * its user messages. Remote transports carry {@link Watch}, {@link Unwatch} and
- * {@link DeathWatchNotification} between nodes.
- */
-public abstract class SystemMessage {
+import dev.troupe.actor.spi.RuntimeSystemMessage;
 
-    SystemMessage() {
-    }
+/**
+ * The runtime's own lifecycle messages. Each applies itself to the receiving actor's
+ * {@link ActorLifecycle}, so the system-message loop is one virtual call per message.
+ */
+abstract class CellMessage extends RuntimeSystemMessage {
+
+    /**
+     * @param actor the receiving actor, on its thread
+     */
+    abstract void applyTo(ActorLifecycle<?> actor);
 
     /** Starts an actor: runs its initial behavior's setup on the actor's thread. */
-    static final class Create extends SystemMessage {
+    static final class Create extends CellMessage {
         static final Create INSTANCE = new Create();
+
+        @Override
+        void applyTo(ActorLifecycle<?> actor) {
+            actor.create();
+        }
 
         @Override
         public String toString() {
@@ -21,8 +29,13 @@ public abstract class SystemMessage {
     }
 
     /** Stops an actor: its children first, then {@code PostStop}. */
-    static final class Terminate extends SystemMessage {
+    static final class Terminate extends CellMessage {
         static final Terminate INSTANCE = new Terminate();
+
+        @Override
+        void applyTo(ActorLifecycle<?> actor) {
+            actor.stop(null);
+        }
 
         @Override
         public String toString() {
@@ -31,7 +44,7 @@ public abstract class SystemMessage {
     }
 
     /** Tells a parent that a child has fully stopped. */
-    static final class ChildTerminated extends SystemMessage {
+    static final class ChildTerminated extends CellMessage {
         final ActorCell<?> child;
         final Throwable failure;
 
@@ -41,17 +54,27 @@ public abstract class SystemMessage {
         }
 
         @Override
+        void applyTo(ActorLifecycle<?> actor) {
+            actor.childTerminated(child, failure);
+        }
+
+        @Override
         public String toString() {
             return "ChildTerminated(" + child.path() + ")";
         }
     }
 
     /** Ends a supervision backoff pause and restarts the actor. */
-    static final class RestartAfterBackoff extends SystemMessage {
+    static final class RestartAfterBackoff extends CellMessage {
         final int generation;
 
         RestartAfterBackoff(int generation) {
             this.generation = generation;
+        }
+
+        @Override
+        void applyTo(ActorLifecycle<?> actor) {
+            actor.restartAfterBackoff(generation);
         }
 
         @Override

@@ -1,0 +1,240 @@
+package dev.troupe.actor.internal;
+
+import dev.troupe.actor.ActorContext;
+import dev.troupe.actor.ActorPath;
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.Behavior;
+import dev.troupe.actor.Props;
+import dev.troupe.actor.StashBuffer;
+import dev.troupe.actor.TimerScheduler;
+import dev.troupe.actor.spi.InternalActorRef;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * The {@link ActorContext} handed to an actor's behaviors: a facade over its cell, children,
+ * death watch, timers and receive timeout. It is a separate object from the actor's ref, so a
+ * ref passed around cannot be cast into a context and used from another thread.
+ *
+ * <p>Actor thread only, like the interface says. Timers, adapters and the logger are created
+ * on first use.
+ */
+final class ActorContextImpl<T> implements ActorContext<T> {
+
+    private final ActorCell<T> cell;
+    private final DeathWatch deathWatch;
+    private BehaviorInterpreter<T> interpreter;
+    private TimerSchedulerImpl<T> timers;
+    private HashMap<Class<?>, MessageAdapterRef<?>> adapters;
+    private System.Logger log;
+
+    ActorContextImpl(ActorCell<T> cell, DeathWatch deathWatch) {
+        this.cell = cell;
+        this.deathWatch = deathWatch;
+    }
+
+    void interpreter(BehaviorInterpreter<T> interpreter) {
+        this.interpreter = interpreter;
+    }
+
+    ActorCell<T> cell() {
+        return cell;
+    }
+
+    @Override
+    public ActorRef<T> self() {
+        return cell;
+    }
+
+    @Override
+    public ActorSystem system() {
+        return cell.runtime.system();
+    }
+
+    @Override
+    public System.Logger log() {
+        System.Logger l = log;
+        if (l == null) {
+            l = System.getLogger(interpreter.behaviorClass().getName());
+            log = l;
+        }
+        return l;
+    }
+
+    // ---- children ----
+
+    @Override
+    public <U> ActorRef<U> spawn(Behavior<U> behavior, String name) {
+        return cell.children.spawn(behavior, Objects.requireNonNull(name, "name"), Props.empty());
+    }
+
+    @Override
+    public <U> ActorRef<U> spawn(Behavior<U> behavior, String name, Props props) {
+        return cell.children.spawn(behavior, Objects.requireNonNull(name, "name"), props);
+    }
+
+    @Override
+    public <U> ActorRef<U> spawnAnonymous(Behavior<U> behavior) {
+        return cell.children.spawn(behavior, null, Props.empty());
+    }
+
+    @Override
+    public <U> ActorRef<U> spawnAnonymous(Behavior<U> behavior, Props props) {
+        return cell.children.spawn(behavior, null, props);
+    }
+
+    @Override
+    public void stop(ActorRef<?> child) {
+        cell.children.stop(child);
+    }
+
+    @Override
+    public Collection<ActorRef<Void>> getChildren() {
+        return cell.children.live();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Optional<ActorRef<Void>> getChild(String name) {
+        final ActorCell<?> c = cell.children.live(name);
+        return c == null ? Optional.empty() : Optional.of((ActorRef<Void>) (ActorRef<?>) c);
+    }
+
+    // ---- death watch ----
+
+    @Override
+    public void watch(ActorRef<?> other) {
+        deathWatch.watch(watchable(other), DeathWatch.SIGNAL);
+    }
+
+    @Override
+    public void watchWith(ActorRef<?> other, T msg) {
+        deathWatch.watch(watchable(other), Objects.requireNonNull(msg, "msg"));
+    }
+
+    @Override
+    public void unwatch(ActorRef<?> other) {
+        deathWatch.unwatch(watchable(other));
+    }
+
+    private static InternalActorRef<?> watchable(ActorRef<?> ref) {
+        if (ref instanceof InternalActorRef) {
+            return (InternalActorRef<?>) ref;
+        }
+        throw new IllegalArgumentException("cannot watch " + ref + ": not a ref made by the runtime");
+    }
+
+    // ---- receive timeout and timers ----
+
+    @Override
+    public void setReceiveTimeout(Duration timeout, T msg) {
+        Objects.requireNonNull(msg, "msg");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("receive timeout must be positive: " + timeout);
+        }
+        ReceiveTimeout rt = cell.receiveTimeout;
+        if (rt == null) {
+            rt = new ReceiveTimeout(cell, cell.runtime.timers);
+            cell.receiveTimeout = rt;
+        }
+        rt.set(timeout.toNanos(), msg);
+    }
+
+    @Override
+    public void cancelReceiveTimeout() {
+        final ReceiveTimeout rt = cell.receiveTimeout;
+        if (rt != null) {
+            rt.cancel();
+        }
+    }
+
+    /** @return the actor's timers, created on first use */
+    TimerScheduler<T> timers() {
+        TimerSchedulerImpl<T> t = timers;
+        if (t == null) {
+            t = new TimerSchedulerImpl<>(cell, cell.runtime.timers);
+            timers = t;
+        }
+        return t;
+    }
+
+    /** Cancels what belongs to one incarnation of the actor: its timers and receive timeout (on stop and restart). */
+    void cancelIncarnation() {
+        if (timers != null) {
+            timers.cancelAll();
+        }
+        cancelReceiveTimeout();
+    }
+
+    /**
+     * @param capacity the most messages it holds
+     * @return a new stash buffer of this actor
+     */
+    StashBuffer<T> newStashBuffer(int capacity) {
+        return new StashBufferImpl<>(this, capacity);
+    }
+
+    /**
+     * Processes a stashed message with {@code current}, for {@link StashBufferImpl#unstashAll}.
+     *
+     * @param current the behavior
+     * @param msg the message
+     * @return the behavior to go on with
+     */
+    Behavior<T> unstashed(Behavior<T> current, T msg) {
+        try {
+            return interpreter.unstashed(current, msg);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Exception e) {
+            throw new CompletionException(e);
+        }
+    }
+
+    // ---- adapters ----
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <U> ActorRef<U> messageAdapter(Class<U> messageClass, Function<U, T> adapter) {
+        Objects.requireNonNull(messageClass, "messageClass");
+        Objects.requireNonNull(adapter, "adapter");
+        if (adapters == null) {
+            adapters = new HashMap<>();
+        }
+        MessageAdapterRef<U> ref = (MessageAdapterRef<U>) adapters.get(messageClass);
+        if (ref == null) {
+            final ActorPath path = cell.path();
+            final ActorPath adapterPath = path.parent() == null ? path
+                : path.parent().child(path.name() + "$adapter-" + messageClass.getSimpleName(), path.uid());
+            ref = new MessageAdapterRef<>(cell, adapterPath, adapter);
+            adapters.put(messageClass, ref);
+        } else {
+            ref.adapter = adapter;
+        }
+        return ref;
+    }
+
+    @Override
+    public <V> void pipeToSelf(CompletionStage<V> future, BiFunction<V, Throwable, T> applyToResult) {
+        Objects.requireNonNull(applyToResult, "applyToResult");
+        final ActorCell<T> c = cell;
+        future.whenComplete((value, failure) -> {
+            final Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            c.tellInternal(new AdaptMessage(value, cause, applyToResult));
+        });
+    }
+
+    @Override
+    public String toString() {
+        return "ActorContext(" + cell.path() + ")";
+    }
+}

@@ -1,0 +1,85 @@
+package dev.troupe.actor.spi;
+
+import dev.troupe.actor.ActorPath;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.DeadLetterReason;
+
+import java.time.Duration;
+
+/**
+ * The runtime hooks of one {@link ActorSystem}, for the modules built beside the runtime.
+ * Get it once (at start-up) with {@link #of(ActorSystem)} and keep it; every method is
+ * thread-safe.
+ */
+public interface ActorSystemSpi {
+
+    /**
+     * @param system a running or terminated system
+     * @return its runtime hooks
+     */
+    static ActorSystemSpi of(ActorSystem system) {
+        // The runtime registers itself as the system's extension under this interface when the
+        // system is created, so no public method of ActorSystem has to hand it out.
+        return system.extension(ActorSystemSpi.class, s -> {
+            throw new IllegalStateException(s + " has no runtime");
+        });
+    }
+
+    /** @return the system these hooks belong to */
+    ActorSystem system();
+
+    /**
+     * Finds a live local actor, or a temporary ref, by path; the path's address is ignored and
+     * its uid is checked unless it is 0.
+     *
+     * @param path the path
+     * @param <T> the message type the caller expects
+     * @return the ref, or null when nothing lives there
+     */
+    <T> InternalActorRef<T> resolveLocal(ActorPath path);
+
+    /**
+     * A fresh path under {@code /temp} for a temporary ref (an ask's reply-to ref, a transport's
+     * stand-in). The name is unique for the life of the system.
+     *
+     * @return the path, not yet registered
+     */
+    ActorPath newTempPath();
+
+    /**
+     * Makes a temporary ref reachable by {@link #resolveLocal} (and so from other nodes) under
+     * its path, which must come from {@link #newTempPath()}.
+     *
+     * @param ref the ref
+     */
+    void registerTempRef(InternalActorRef<?> ref);
+
+    /**
+     * @param ref a ref registered with {@link #registerTempRef}; unknown refs are ignored
+     */
+    void unregisterTempRef(InternalActorRef<?> ref);
+
+    /**
+     * Runs a task once on the system's timer thread after a delay. The task must be short and
+     * must not block (tell an actor or complete a future). Allocates a timer entry per call;
+     * meant for ask timeouts and the like, not per message. If the system terminates first, the
+     * task never runs.
+     *
+     * @param delay how long from now
+     * @param task what to run
+     * @return a handle that cancels the task if it has not run yet
+     */
+    Cancellable scheduleOnce(Duration delay, Runnable task);
+
+    /** @return whether the calling thread is one of this system's dispatcher or timer threads */
+    boolean isActorThread();
+
+    /**
+     * Counts an undeliverable message, tells dead-letter subscribers and logs it (rate-limited).
+     *
+     * @param message the message
+     * @param recipient where it was going
+     * @param reason why it was not delivered
+     */
+    void publishDeadLetter(Object message, ActorPath recipient, DeadLetterReason reason);
+}
