@@ -48,4 +48,10 @@ public interface PeerMetrics {
 
     /** @return times the peer was declared lost (failure detector, restart with a new UID, or its shutdown) */
     long nodesLost();
+
+    /** @return system messages (watch, unwatch, terminated) sent to the peer and not acknowledged yet */
+    int systemMessagesUnacked();
+
+    /** @return watches the peer holds on this node's actors */
+    int watchesHeldByPeer();
 }

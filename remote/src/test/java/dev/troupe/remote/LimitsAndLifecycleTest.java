@@ -126,7 +126,7 @@ class LimitsAndLifecycleTest {
         final int port = freePort();
         final ActorRef<String> remote = a.actorRef("troupe://beta@127.0.0.1:" + port + "/user/target", String.class);
         final TestProbe<String> probe = TestProbe.create(a.system());
-        final ActorRef<Void> watcher = a.system().spawn(Behaviors.<Void>setup(ctx -> {
+        a.system().spawn(Behaviors.<Void>setup(ctx -> {
             ctx.watch(remote);
             return Behaviors.<Void>receiveSignal((c, s) -> {
                 if (s instanceof Terminated) {
@@ -135,14 +135,18 @@ class LimitsAndLifecycleTest {
                 return Behaviors.same();
             });
         }), "watcher");
-        assertThat(watcher).isNotNull();
-        Thread.sleep(150); // the watch waits in the unacknowledged queue; connects fail meanwhile
-        final RemoteTransport b = kit.node("beta", RemoteTestKit.settings().bindPort(port));
-        final ActorRef<String> target = b.system().spawn(Behaviors.<String>receiveMessage(m -> Behaviors.stopped()), "target");
+        final PeerMetrics toBeta = a.metrics().peers().get(0);
+        // the watch waits in the unacknowledged queue while connects fail
+        RemoteTestKit.await("a failed connect", Duration.ofSeconds(5), () -> toBeta.reconnects() >= 1 && toBeta.systemMessagesUnacked() == 1);
+        final dev.troupe.actor.ActorSystem betaSystem = dev.troupe.actor.ActorSystem.create("beta");
+        final ActorRef<String> target = betaSystem.spawn(Behaviors.<String>receiveMessage(m -> Behaviors.stopped()), "target");
+        final RemoteTransport b = kit.node(betaSystem, RemoteTestKit.settings().bindPort(port));
         b.publish(target, String.class);
-        // the watch reaches beta after the reconnect (the target may not exist yet: then Terminated comes at once)
-        RemoteTestKit.await("connected", Duration.ofSeconds(5),
-            () -> a.metrics().associations(AssociationState.ACTIVE) == 1);
+        // the watch reaches beta after the reconnect and is in place there
+        RemoteTestKit.await("the watch acknowledged and held", Duration.ofSeconds(10),
+            () -> toBeta.systemMessagesUnacked() == 0 && !b.metrics().peers().isEmpty() && b.metrics().peers().get(0).watchesHeldByPeer() == 1);
+        // nothing fired so far: wait a moment to be sure Terminated does not come before the stop
+        probe.expectNoMessage(Duration.ofMillis(100));
         target.tell("stop");
         assertThat(probe.receiveMessage(Duration.ofSeconds(5))).isEqualTo("terminated");
     }

@@ -4,12 +4,14 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.DeathWatchNotification;
 import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.actor.spi.SystemMessage;
 import dev.troupe.actor.spi.Unwatch;
 import dev.troupe.actor.spi.Watch;
 import dev.troupe.remote.AssociationState;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.PeerMetrics;
+import dev.troupe.remote.PeerUnreachableException;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -136,6 +138,8 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     private final AtomicLong retiredMessagesReceived = new AtomicLong();
     private final AtomicLong retiredBytesReceived = new AtomicLong();
     private final Set<InboundConnection> inbound = ConcurrentHashMap.newKeySet();
+    /** Asks whose requests went to this node and may still be answered; failed at once when it is lost. */
+    private final Set<PendingAsk> asks = ConcurrentHashMap.newKeySet();
 
     Association(TransportCore core, ActorPath root, EventLoop loop, Bootstrap bootstrap) {
         this.core = core;
@@ -167,6 +171,16 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
 
     boolean isActive() {
         return state == AssociationState.ACTIVE;
+    }
+
+    /** @return whether the current incarnation is declared lost */
+    boolean isLost() {
+        return peerLost;
+    }
+
+    /** A request carrying an ask's reply-to ref is on its way to this node (any thread; allocates, as an ask does). */
+    void trackAsk(PendingAsk ask) {
+        asks.add(ask);
     }
 
     boolean isRemoved() {
@@ -302,6 +316,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
             }
             return Action.CONTINUE;
         }
+        final boolean ask = type == OutboundRing.RECORD_USER_ASK;
         final long uid = buffer.getLong(index + OutboundRing.RECORD_INCARNATION, ByteOrder.BIG_ENDIAN);
         final long expiry = buffer.getLong(index + OutboundRing.RECORD_EXPIRY, ByteOrder.BIG_ENDIAN);
         if (readMode == DISCARD) {
@@ -314,7 +329,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
             return Action.CONTINUE;
         }
         if (readNow - expiry > 0) {
-            dropRecord(buffer, index, length, DeadLetterReason.OUTBOUND_EXPIRED);
+            dropRecord(buffer, index, length, ask ? DeadLetterReason.ASK_EXPIRED : DeadLetterReason.OUTBOUND_EXPIRED);
             readConsumed++;
             return Action.CONTINUE;
         }
@@ -507,8 +522,13 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         } else if (state == AssociationState.UNREACHABLE) {
             failureDetector.phi(now);
         }
+        if (!asks.isEmpty()) {
+            asks.removeIf(DONE); // answered or timed out: nothing to fail any more
+        }
         checkIdle(now);
     }
+
+    private static final java.util.function.Predicate<PendingAsk> DONE = a -> !a.isPending();
 
     /**
      * The transport's sweep, for associations that never started (a node that only sends to
@@ -598,6 +618,13 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
             state = AssociationState.UNREACHABLE;
         }
         system.clear();
+        if (!asks.isEmpty()) {
+            final PeerUnreachableException cause = new PeerUnreachableException(address, why);
+            for (PendingAsk ask : asks) {
+                ask.fail(cause); // the asker hears now, not at its timeout
+            }
+            asks.clear();
+        }
         final RemoteWatches.Dropped dropped = watches.dropAll();
         for (Map.Entry<RemoteActorRef<?>, Set<InternalActorRef<?>>> e : dropped.outbound().entrySet()) {
             for (InternalActorRef<?> w : e.getValue()) {
@@ -989,6 +1016,16 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     @Override
     public long nodesLost() {
         return nodesLost;
+    }
+
+    @Override
+    public int systemMessagesUnacked() {
+        return system.unackedCount();
+    }
+
+    @Override
+    public int watchesHeldByPeer() {
+        return watches.inboundCount();
     }
 
     @Override

@@ -2,6 +2,8 @@ package dev.troupe.remote.internal;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.spi.PendingAsk;
+import dev.troupe.remote.PeerUnreachableException;
 import dev.troupe.remote.Serializer;
 import dev.troupe.remote.SerializerRegistry;
 import org.agrona.ExpandableDirectByteBuffer;
@@ -40,7 +42,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * </pre>
  * An ADVERTISE record is the ADVERTISE body. The drainer drops a USER record whose incarnation
  * is not the peer's current one ({@code peer-restarted}) or whose expiry passed
- * ({@code outbound-expired}), and frames the rest.
+ * ({@code outbound-expired}, or {@code ask-expired} for a request whose ask timed out: such a
+ * record's expiry is the ask's deadline), and frames the rest.
  *
  * <h2>Memory</h2>
  * The ring ({@code outboundBufferSize} bytes of direct memory) is allocated by the first send,
@@ -53,6 +56,8 @@ final class OutboundRing implements Serializer.RefWriter {
     /** Record types (Agrona message type ids, local to this node). */
     static final int RECORD_USER = Protocol.USER;
     static final int RECORD_ADVERTISE = Protocol.ADVERTISE;
+    /** A USER record whose message carries the reply-to ref of an ask: its expiry is the ask's. */
+    static final int RECORD_USER_ASK = 0x100 | Protocol.USER;
 
     static final int RECORD_INCARNATION = 0;
     static final int RECORD_EXPIRY = 8;
@@ -72,9 +77,14 @@ final class OutboundRing implements Serializer.RefWriter {
     private static final SendFailure OVERFLOW = new SendFailure(DeadLetterReason.OUTBOUND_OVERFLOW);
     private static final SendFailure TABLE_FULL = new SendFailure(DeadLetterReason.SERIALIZATION_FAILED);
 
-    /** Per-thread serialization scratch: one expandable direct buffer per telling thread, reused forever. */
-    private static final ThreadLocal<ExpandableDirectByteBuffer> SCRATCH =
-        ThreadLocal.withInitial(() -> new ExpandableDirectByteBuffer(4096));
+    /** What one telling thread needs while it serializes: reused forever, so a tell allocates nothing. */
+    private static final class Producer {
+        final ExpandableDirectByteBuffer scratch = new ExpandableDirectByteBuffer(4096);
+        /** The ask whose reply-to ref the message being serialized carries, if any. */
+        PendingAsk ask;
+    }
+
+    private static final ThreadLocal<Producer> PRODUCER = ThreadLocal.withInitial(Producer::new);
 
     private static final VarHandle DRAIN_SCHEDULED;
     private static final VarHandle QUEUED;
@@ -162,9 +172,11 @@ final class OutboundRing implements Serializer.RefWriter {
         if (r == null) {
             r = allocate();
         }
-        final ExpandableDirectByteBuffer scratch = SCRATCH.get();
+        final Producer producer = PRODUCER.get();
+        final ExpandableDirectByteBuffer scratch = producer.scratch;
         final Serializer<Object> serializer = binding.serializer();
         final int length;
+        producer.ask = null;
         try {
             int rid = b.id;
             if (rid == 0) {
@@ -194,7 +206,25 @@ final class OutboundRing implements Serializer.RefWriter {
             core.deadLetters.publish(message, recipient.path(), DeadLetterReason.SERIALIZATION_FAILED);
             return;
         }
-        if (!r.write(RECORD_USER, scratch, 0, length)) {
+        int type = RECORD_USER;
+        final PendingAsk ask = producer.ask;
+        if (ask != null) {
+            producer.ask = null;
+            if (a.isLost()) {
+                // the node that would answer is known to be gone: fail the ask now, send nothing
+                undoCount(counted);
+                ask.fail(new PeerUnreachableException(a.address, "declared lost"));
+                core.deadLetters.publish(message, recipient.path(), DeadLetterReason.UNKNOWN_RECIPIENT);
+                return;
+            }
+            type = RECORD_USER_ASK;
+            final long expiry = scratch.getLong(RECORD_EXPIRY, ByteOrder.BIG_ENDIAN);
+            if (ask.deadlineNanos() - expiry < 0) {
+                scratch.putLong(RECORD_EXPIRY, ask.deadlineNanos(), ByteOrder.BIG_ENDIAN);
+            }
+            a.trackAsk(ask);
+        }
+        if (!r.write(type, scratch, 0, length)) {
             undoCount(counted);
             fail(message, recipient, DeadLetterReason.OUTBOUND_OVERFLOW);
             return;
@@ -239,9 +269,15 @@ final class OutboundRing implements Serializer.RefWriter {
         }
     }
 
-    /** {@inheritDoc} Writes an ADVERTISE record ahead of the message the first time a ref is seen. */
+    /**
+     * {@inheritDoc} Writes an ADVERTISE record ahead of the message the first time a ref is seen.
+     * The reply-to ref of an ask is noted, so the request is not sent after the ask gave up.
+     */
     @Override
     public int idOf(ActorRef<?> ref) {
+        if (ref instanceof PendingAsk) {
+            PRODUCER.get().ask = (PendingAsk) ref;
+        }
         final Integer known = ids.get(ref);
         if (known != null) {
             return known;

@@ -53,6 +53,8 @@ final class SystemMessages {
     /** The last seq assigned. */
     private long lastSeq;
     private long lastWriteNanos;
+    /** unacked.size(), published for metrics. */
+    private volatile int unackedCount;
 
     // ---- inbound, guarded by this
     private long inboundUid;
@@ -76,6 +78,7 @@ final class SystemMessages {
         }
         final Pending p = new Pending(++lastSeq, kind, watchee, watcher, failed);
         unacked.add(p);
+        unackedCount = unacked.size();
         if (ch != null && ch.isActive()) {
             final ByteBuf b = ch.alloc().directBuffer();
             Frames.writeSystem(b, p.seq, p.kind, p.watchee, p.watcher, p.failed);
@@ -98,6 +101,7 @@ final class SystemMessages {
         while (!unacked.isEmpty() && unacked.peekFirst().seq < expected && !newIncarnation) {
             unacked.pollFirst(); // delivered; the ack was lost with the old connection
         }
+        unackedCount = unacked.size();
         long seq = expected;
         for (Pending p : unacked) {
             p.seq = seq++;
@@ -138,15 +142,18 @@ final class SystemMessages {
         while (!unacked.isEmpty() && unacked.peekFirst().seq <= seq) {
             unacked.pollFirst();
         }
+        unackedCount = unacked.size();
     }
 
     /** The peer was declared lost: what it had not acknowledged is dropped, as its watches are. */
     void clear() {
         unacked.clear();
+        unackedCount = 0;
     }
 
+    /** @return unacknowledged messages (any thread: a published copy of the loop's count) */
     int unackedCount() {
-        return unacked.size();
+        return unackedCount;
     }
 
     // ---------------------------------------------------------------- inbound (any thread)

@@ -556,8 +556,9 @@ public final class TransportCore implements RemoteMetrics {
             return anyRetired;
         }
 
+        /** @param i the retired counter to start from, or -1 for a gauge (nothing retired counts) */
         private long sum(int i, java.util.function.ToLongFunction<Association> f) {
-            long n = retired[i].get();
+            long n = i < 0 ? 0 : retired[i].get();
             for (Association a : associations.values()) {
                 if (!a.isTrusted()) {
                     n += f.applyAsLong(a);
@@ -630,6 +631,16 @@ public final class TransportCore implements RemoteMetrics {
         @Override
         public long nodesLost() {
             return sum(6, Association::nodesLost);
+        }
+
+        @Override
+        public int systemMessagesUnacked() {
+            return (int) sum(-1, Association::systemMessagesUnacked);
+        }
+
+        @Override
+        public int watchesHeldByPeer() {
+            return (int) sum(-1, Association::watchesHeldByPeer);
         }
     }
 
