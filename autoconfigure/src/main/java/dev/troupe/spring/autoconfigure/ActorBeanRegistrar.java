@@ -47,6 +47,12 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
     /** Suffix of the ref bean's name after the behavior bean's name. */
     public static final String REF_SUFFIX = "Ref";
 
+    /**
+     * Attribute of each ref bean's definition: the actor's message class, so the remote
+     * transport can publish bean actors (only published actors are addressable from other nodes).
+     */
+    public static final String MESSAGE_CLASS_ATTRIBUTE = "dev.troupe.actor.messageClass";
+
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
         final ClassLoader classLoader = registry instanceof ConfigurableListableBeanFactory cbf && cbf.getBeanClassLoader() != null
@@ -106,6 +112,7 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
         ref.setPrimary(behaviorDefinition.isPrimary());
         ref.setLazyInit(behaviorDefinition.isLazyInit());
         ref.setDescription("ActorRef of the @TroupeActor bean '" + behaviorBean + "' (actor '" + actorName + "')");
+        ref.setAttribute(MESSAGE_CLASS_ATTRIBUTE, messageType.toClass());
         return ref;
     }
 

@@ -88,7 +88,7 @@ final class TroupeRemoteRig implements Rig {
         pingRemote = RemoteTransport.start(pingSystem, settings());
         pongRemote = RemoteTransport.start(pongSystem, settings());
         for (int i = 0; i < maxClients; i++) {
-            pongSystem.spawn(echo(), "echo-" + i);
+            pongRemote.publish(pongSystem.spawn(echo(), "echo-" + i), Ping.class); // only published actors are addressable
             echoes.add(pingRemote.actorRef(pongRemote.address() + "user/echo-" + i, Ping.class));
         }
     }
