@@ -50,7 +50,7 @@ final class TroupeRemoteRig implements Rig {
         @Override
         public int write(Ping p, MutableDirectBuffer buffer, int offset, RefWriter refs) {
             buffer.putLong(offset, p.seq(), ByteOrder.BIG_ENDIAN);
-            return 8 + Serializer.writeRef(buffer, offset + 8, p.replyTo(), refs);
+            return 8 + Serializer.writeRef(buffer, offset + 8, p.replyTo(), ClientMessage.class, refs);
         }
 
         @Override

@@ -29,10 +29,12 @@ final class ExportedRefs {
 
     private static final class Weak extends WeakReference<InternalActorRef<?>> {
         final String key;
+        final Class<?> accepts;
 
-        Weak(String key, InternalActorRef<?> ref, ReferenceQueue<InternalActorRef<?>> queue) {
+        Weak(String key, InternalActorRef<?> ref, Class<?> accepts, ReferenceQueue<InternalActorRef<?>> queue) {
             super(ref, queue);
             this.key = key;
+            this.accepts = accepts;
         }
     }
 
@@ -53,7 +55,7 @@ final class ExportedRefs {
         }
         final Weak w = exported.get(addressedPath);
         final InternalActorRef<?> ref = w == null ? null : w.get();
-        return ref == null ? null : new Entry(ref, Object.class);
+        return ref == null ? null : new Entry(ref, w.accepts);
     }
 
     /** @return the ref only (no entry object): for watch messages and look-ups that need no type */
@@ -80,14 +82,18 @@ final class ExportedRefs {
         return published.size();
     }
 
-    /** Remembers a local ref written into a message (once per ref and peer: idOf caches the id). */
-    void export(String addressedPath, InternalActorRef<?> ref) {
+    /**
+     * Remembers a local ref written into a message (once per ref and peer: idOf caches the id).
+     * A class other than {@code Object} is kept: the ref accepts only that class from the wire.
+     */
+    void export(String addressedPath, InternalActorRef<?> ref, Class<?> accepts) {
         purge();
         final Weak existing = exported.get(addressedPath);
-        if (existing != null && existing.get() == ref) {
+        if (existing != null && existing.get() == ref && (accepts == Object.class || existing.accepts == accepts)) {
             return;
         }
-        exported.put(addressedPath, new Weak(addressedPath, ref, collected));
+        final Class<?> kept = existing != null && existing.get() == ref && accepts == Object.class ? existing.accepts : accepts;
+        exported.put(addressedPath, new Weak(addressedPath, ref, kept, collected));
     }
 
     /** @return exported refs still tracked (some may be collected but not purged yet) */

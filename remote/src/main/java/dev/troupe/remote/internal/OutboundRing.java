@@ -275,6 +275,12 @@ final class OutboundRing implements Serializer.RefWriter {
      */
     @Override
     public int idOf(ActorRef<?> ref) {
+        return idOf(ref, Object.class);
+    }
+
+    /** {@inheritDoc} A local ref is exported with the class, so the inbound side checks replies against it. */
+    @Override
+    public int idOf(ActorRef<?> ref, Class<?> messageType) {
         if (ref instanceof PendingAsk) {
             PRODUCER.get().ask = (PendingAsk) ref;
         }
@@ -287,7 +293,7 @@ final class OutboundRing implements Serializer.RefWriter {
             text = ref.path().toString();
         } else {
             text = core.addressed(ref.path()).toString();
-            core.export(text, ref);
+            core.export(text, ref, messageType);
         }
         return assign(ref, Protocol.KIND_ACTOR_PATH, text.getBytes(StandardCharsets.UTF_8));
     }

@@ -254,8 +254,13 @@ public final class TransportCore implements RemoteMetrics {
 
     /** Remembers a local ref written into a message to another node, so replies can reach it. */
     void export(String addressedText, ActorRef<?> ref) {
+        export(addressedText, ref, Object.class);
+    }
+
+    /** @param accepts the class the ref's messages have ({@code Object}: not checked) */
+    void export(String addressedText, ActorRef<?> ref, Class<?> accepts) {
         if (ref instanceof InternalActorRef) {
-            addressable.export(addressedText, (InternalActorRef<?>) ref);
+            addressable.export(addressedText, (InternalActorRef<?>) ref, accepts);
         }
     }
 

@@ -231,15 +231,39 @@ public final class JacksonSerializer implements Serializer<Object> {
         }
     }
 
+    /**
+     * Writes a ref as its id. Contextual: a field declared {@code ActorRef<Pong>} writes its ref
+     * with {@code Pong.class}, so a local ref sent out accepts only that class back.
+     */
     @SuppressWarnings("rawtypes")
     private static final class RefSerializer extends ValueSerializer<ActorRef> {
+        private final Class<?> messageType;
+
+        RefSerializer() {
+            this(Object.class);
+        }
+
+        RefSerializer(Class<?> messageType) {
+            this.messageType = messageType;
+        }
+
+        @Override
+        public ValueSerializer<?> createContextual(SerializationContext ctxt, tools.jackson.databind.BeanProperty property) {
+            if (property == null) {
+                return this;
+            }
+            final JavaType t = property.getType().containedTypeOrUnknown(0);
+            final Class<?> c = t == null ? Object.class : t.getRawClass();
+            return c == null || c == Object.class || c == messageType ? this : new RefSerializer(c);
+        }
+
         @Override
         public void serialize(ActorRef value, JsonGenerator gen, SerializationContext ctxt) {
             final RefWriter w = (RefWriter) CURRENT.get()[0];
             if (w == null) {
                 throw new IllegalStateException("ActorRef can only be written by the Troupe transport");
             }
-            gen.writeNumber(w.idOf(value));
+            gen.writeNumber(w.idOf(value, messageType));
         }
     }
 

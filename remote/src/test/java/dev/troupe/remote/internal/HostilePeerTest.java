@@ -646,6 +646,24 @@ class HostilePeerTest {
         }
     }
 
+    @Test
+    @Order(23)
+    void aReplyRefSentOutAcceptsOnlyItsDeclaredClass() throws IOException {
+        // alpha's counter went out inside every Ping as an ActorRef<Pong>: a String to it is refused on alpha
+        final long before = alpha.metrics().framesRejected(FrameRejection.TYPE_MISMATCH);
+        final long answersBefore = answers.get();
+        try (RawPeer p = new RawPeer(alpha.address().port())) {
+            p.handshake("alpha", SECRET, false);
+            assertThat(p.authReply).isNotNull();
+            p.send(BadInputTest.advertise(1, alpha.address() + "user/counter"));
+            p.send(BadInputTest.userString(1, BuiltInSerializers.STRING_ID, "not a Pong"));
+            RemoteTestKit.await("type-mismatch counted on alpha", Duration.ofSeconds(5),
+                () -> alpha.metrics().framesRejected(FrameRejection.TYPE_MISMATCH) == before + 1);
+        }
+        // the counter did not stop: the legitimate answers keep arriving
+        RemoteTestKit.await("answers after it", Duration.ofSeconds(5), () -> answers.get() > answersBefore + 10);
+    }
+
     // ---------------------------------------------------------------- the legitimate peer, and memory
 
     @Test
