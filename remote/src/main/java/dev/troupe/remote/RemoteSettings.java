@@ -238,7 +238,8 @@ public final class RemoteSettings {
         /**
          * With mutual TLS: for each system name, the subject alternative name (DNS name or IP
          * literal) the certificate of a node of that system must carry, instead of the host that
-         * node claims (default: none, the claimed host must be in the certificate).
+         * node claims (default: none, the claimed host must be in the certificate). For a mapped
+         * system the TLS layer's own check of the dialled host is replaced by this one.
          */
         public Builder tlsPeerIdentities(Map<String, String> systemToSubjectAltName) {
             this.tlsPeerIdentities.clear();

@@ -82,6 +82,40 @@ class LimitsAndLifecycleTest {
     }
 
     @Test
+    void aConnectionFeedingAFullMailboxStopsReadingAndResumesWithoutLosingAMessage() throws Exception {
+        final RemoteTransport a = kit.node("alpha");
+        final RemoteTransport b = kit.node("beta", RemoteTestKit.settings().inboundMailboxHighWatermark(200));
+        final java.util.concurrent.CountDownLatch open = new java.util.concurrent.CountDownLatch(1);
+        final AtomicInteger received = new AtomicInteger();
+        b.publish(b.system().spawn(Behaviors.<Integer>receiveMessage(i -> {
+            if (i == 0) {
+                awaitRelease(open); // the actor is stuck: its mailbox fills
+            }
+            received.incrementAndGet();
+            return Behaviors.same();
+        }), "slow"), Integer.class);
+        final ActorRef<Integer> slow = a.actorRef(b.address() + "user/slow", Integer.class);
+        for (int i = 0; i < 2000; i++) {
+            slow.tell(i);
+        }
+        RemoteTestKit.await("the connection paused for the mailbox", Duration.ofSeconds(10), () -> b.metrics().inboundReadPauses() >= 1);
+        open.countDown();
+        RemoteTestKit.await("every message delivered after the pause", Duration.ofSeconds(20), () -> received.get() == 2000);
+        assertThat(b.system().deadLetters().count(DeadLetterReason.MAILBOX_FULL)).isZero();
+    }
+
+    private static void awaitRelease(java.util.concurrent.CountDownLatch latch) {
+        try {
+            if (!latch.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new AssertionError("never released");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void silentConnectionIsClosedAtTheIdleTimeout() throws Exception {
         final RemoteTransport b = kit.node("beta", RemoteTestKit.settings().idleTimeout(Duration.ofMillis(800)));
         try (Socket s = new Socket("127.0.0.1", b.address().port())) {

@@ -385,7 +385,17 @@ public final class TransportCore implements RemoteMetrics {
             protected void initChannel(SocketChannel ch) {
                 final ChannelPipeline p = ch.pipeline();
                 if (settings.tls()) {
-                    p.addLast(settings.clientSsl().newHandler(ch.alloc(), root.host(), root.port()));
+                    if (settings.tlsPeerIdentities().containsKey(root.system())) {
+                        // the certificate names the configured identity, not the host dialled:
+                        // OutboundHandshake checks that name instead of the TLS layer checking the host
+                        final javax.net.ssl.SSLEngine engine = settings.clientSsl().newEngine(ch.alloc(), root.host(), root.port());
+                        final javax.net.ssl.SSLParameters params = engine.getSSLParameters();
+                        params.setEndpointIdentificationAlgorithm(""); // null would mean "unchanged" to the JDK
+                        engine.setSSLParameters(params);
+                        p.addLast(new io.netty.handler.ssl.SslHandler(engine));
+                    } else {
+                        p.addLast(settings.clientSsl().newHandler(ch.alloc(), root.host(), root.port()));
+                    }
                 }
                 p.addLast(new IdleStateHandler(settings.idleTimeout().toNanos(), 0, 0, TimeUnit.NANOSECONDS));
                 final FrameDecoder decoder = new FrameDecoder(settings.maxFrameSize(), false);
