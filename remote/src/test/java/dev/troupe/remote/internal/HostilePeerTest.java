@@ -262,6 +262,7 @@ class HostilePeerTest {
     @Order(3)
     void associationsAreBoundedAndIdleOnesAreRemoved() throws Exception {
         final long before = rejected(FrameRejection.ASSOCIATION_LIMIT);
+        final long buffersBefore = beta.metrics().outboundBufferBytes();
         final List<RawPeer> peers = new ArrayList<>();
         try {
             for (int i = 0; i < 40 && rejected(FrameRejection.ASSOCIATION_LIMIT) == before; i++) {
@@ -272,6 +273,8 @@ class HostilePeerTest {
             assertThat(rejected(FrameRejection.ASSOCIATION_LIMIT)).isGreaterThan(before);
             assertThat(associations()).isLessThanOrEqualTo(16);
             assertThat(peers.get(peers.size() - 1).authReply).as("the handshake over the limit was refused").isNull();
+            assertThat(beta.metrics().outboundBufferBytes()).as("no outbound buffer for peers this node never sent to")
+                .isEqualTo(buffersBefore);
         } finally {
             for (RawPeer p : peers) {
                 p.close();
