@@ -25,6 +25,8 @@ public enum DeadLetterReason {
     UNKNOWN_RECIPIENT("unknown-recipient"),
     /** The message could not be serialized or deserialized. */
     SERIALIZATION_FAILED("serialization-failed"),
+    /** A router had no routees to send the message to. */
+    NO_ROUTEES("no-routees"),
     /** A message from another node was not of the recipient's declared message type. */
     TYPE_MISMATCH("type-mismatch"),
     /** A message queued for one incarnation of a node was not sent because the node restarted meanwhile. */
