@@ -56,6 +56,12 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
     /** Attribute of a ref bean definition: the name of the {@code @TroupeActor} bean it spawns. */
     public static final String ACTOR_BEAN_ATTRIBUTE = "dev.troupe.spring.actorBean";
 
+    /**
+     * Attribute of each ref bean's definition: the actor's message class, so the remote
+     * transport can publish bean actors (only published actors are addressable from other nodes).
+     */
+    public static final String MESSAGE_CLASS_ATTRIBUTE = "dev.troupe.actor.messageClass";
+
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
         final ClassLoader classLoader = registry instanceof ConfigurableListableBeanFactory cbf && cbf.getBeanClassLoader() != null
@@ -122,6 +128,7 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
         ref.setLazyInit(behaviorDefinition.isLazyInit());
         ref.setDescription("ActorRef of the @TroupeActor bean '" + behaviorBean + "' (actor '" + actorName + "')");
         ref.setAttribute(ACTOR_BEAN_ATTRIBUTE, behaviorBean);
+        ref.setAttribute(MESSAGE_CLASS_ATTRIBUTE, messageType.toClass());
         return ref;
     }
 

@@ -1,5 +1,6 @@
 package dev.troupe.spring.autoconfigure;
 
+import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.InvalidSettingException;
 import dev.troupe.remote.PeerMetrics;
@@ -19,6 +20,8 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -209,6 +212,32 @@ public class TroupeRemoteAutoConfiguration {
         map.from(p.getFailureDetector()::getAcceptableHeartbeatPause).to(b::acceptableHeartbeatPause);
         map.from(p.getFailureDetector()::getMinStdDeviation).to(b::minHeartbeatStdDev);
         b.reconnectBackoff(p.getReconnect().getMinBackoff(), p.getReconnect().getMaxBackoff());
+    }
+
+    /**
+     * Publishes every (non-lazy) {@code @TroupeActor} bean actor on the transport with its
+     * message class: only published actors can be addressed from other nodes, and messages of
+     * another class are refused before they reach the actor.
+     */
+    @Bean
+    static SmartInitializingSingleton troupeRemoteActorPublisher(ConfigurableListableBeanFactory beanFactory) {
+        return () -> {
+            final RemoteTransport transport = beanFactory.getBeanProvider(RemoteTransport.class).getIfAvailable();
+            if (transport == null) {
+                return;
+            }
+            for (String name : beanFactory.getBeanNamesForType(ActorRef.class, true, false)) {
+                final BeanDefinition definition = beanFactory.getMergedBeanDefinition(name);
+                if (definition.getAttribute(ActorBeanRegistrar.MESSAGE_CLASS_ATTRIBUTE) instanceof Class<?> type && !definition.isLazyInit()) {
+                    publish(transport, beanFactory.getBean(name, ActorRef.class), type);
+                }
+            }
+        };
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void publish(RemoteTransport transport, ActorRef ref, Class type) {
+        transport.publish(ref, type);
     }
 
     private static int toInt(long bytes, String property) {

@@ -57,7 +57,7 @@ class TroupeRemoteAutoConfigurationTests {
     void runWhenEnabledWithoutSecretShouldFailNamingTheProperty() {
         runner.withPropertyValues("troupe.remote.enabled=true", "troupe.remote.bind-port=0").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure())).contains("troupe.remote.secret must be set");
+            assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure())).contains("RemoteSettings.Builder.secret");
         });
     }
 
