@@ -208,6 +208,18 @@ public class TroupeRemoteAutoConfiguration {
         map.from(p::getMaxConnections).to(b::maxConnections);
         map.from(p::getSystemMessageResendInterval).to(b::systemMessageResendInterval);
         map.from(p::getMaxCompressionEntries).to(b::maxCompressionEntries);
+        map.from(p::getMaxPendingHandshakes).to(b::maxPendingHandshakes);
+        map.from(p::getMaxPendingHandshakesPerSource).to(b::maxPendingHandshakesPerSource);
+        map.from(p::getMaxAssociations).to(b::maxAssociations);
+        map.from(p::getRemoveIdleAssociationAfter).to(b::removeIdleAssociationAfter);
+        map.from(p::getMaxPathLength).to(b::maxPathLength);
+        map.from(p::getMaxPathDepth).to(b::maxPathDepth);
+        map.from(p::getMaxUnackedSystemMessages).to(b::maxUnackedSystemMessages);
+        map.from(p::getMaxInboundWatches).to(b::maxInboundWatches);
+        map.from(p::getMaxQueuedMessages).to(b::maxQueuedMessages);
+        map.from(p::getMaxQueueTime).to(b::maxQueueTime);
+        map.from(p::getInboundMailboxHighWatermark).to(b::inboundMailboxHighWatermark);
+        map.from(p::getTlsPeerIdentities).to(b::tlsPeerIdentities);
         map.from(p.getFailureDetector()::getThreshold).to(b::phiThreshold);
         map.from(p.getFailureDetector()::getAcceptableHeartbeatPause).to(b::acceptableHeartbeatPause);
         map.from(p.getFailureDetector()::getMinStdDeviation).to(b::minHeartbeatStdDev);

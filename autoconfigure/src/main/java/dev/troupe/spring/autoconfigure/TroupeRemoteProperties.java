@@ -115,6 +115,67 @@ public class TroupeRemoteProperties implements Validator {
      */
     private int maxCompressionEntries = 65_536;
 
+    /**
+     * Most inbound connections that have not completed the handshake, in total; further ones are refused and counted (too-many-handshakes).
+     */
+    private int maxPendingHandshakes = 64;
+
+    /**
+     * Most inbound connections that have not completed the handshake from one source IP address.
+     */
+    private int maxPendingHandshakesPerSource = 8;
+
+    /**
+     * Most remote nodes this node keeps state for at once (peers it sends to and peers that completed a handshake); new peers beyond are refused (association-limit).
+     */
+    private int maxAssociations = 256;
+
+    /**
+     * How long an association without connection, traffic, pending system messages or watches (or whose node is lost) is kept before it is removed with its buffer and meters.
+     */
+    private Duration removeIdleAssociationAfter = Duration.ofMinutes(5);
+
+    /**
+     * Longest actor path accepted from a peer, in characters; longer ones close the connection (path-too-long).
+     */
+    private int maxPathLength = 2048;
+
+    /**
+     * Most path elements below the root accepted from a peer.
+     */
+    private int maxPathDepth = 32;
+
+    /**
+     * Most system messages (watch, unwatch, terminated) sent to one peer and not yet acknowledged; overflow quarantines that incarnation of the peer.
+     */
+    private int maxUnackedSystemMessages = 4096;
+
+    /**
+     * Most watches one peer may hold on this node's actors; a watch beyond closes its connection (watch-limit).
+     */
+    private int maxInboundWatches = 4096;
+
+    /**
+     * Most messages queued for one peer while it is not connected; further tells become dead letters (outbound-overflow).
+     */
+    private int maxQueuedMessages = 3072;
+
+    /**
+     * Longest time a message may wait in the outbound buffer; older ones become dead letters (outbound-expired) instead of being sent late.
+     */
+    private Duration maxQueueTime = Duration.ofSeconds(20);
+
+    /**
+     * Mailbox depth of a local actor above which a connection delivering to it stops reading until the mailbox drained.
+     */
+    private int inboundMailboxHighWatermark = 100_000;
+
+    /**
+     * With mutual TLS: for each system name, the subject alternative name (DNS name or IP
+     * literal) the certificates of that system's nodes must carry, instead of the host each node claims.
+     */
+    private final Map<String, String> tlsPeerIdentities = new LinkedHashMap<>();
+
     private final FailureDetector failureDetector = new FailureDetector();
 
     private final Reconnect reconnect = new Reconnect();
@@ -275,6 +336,98 @@ public class TroupeRemoteProperties implements Validator {
 
     public void setMaxCompressionEntries(int maxCompressionEntries) {
         this.maxCompressionEntries = maxCompressionEntries;
+    }
+
+    public int getMaxPendingHandshakes() {
+        return maxPendingHandshakes;
+    }
+
+    public void setMaxPendingHandshakes(int maxPendingHandshakes) {
+        this.maxPendingHandshakes = maxPendingHandshakes;
+    }
+
+    public int getMaxPendingHandshakesPerSource() {
+        return maxPendingHandshakesPerSource;
+    }
+
+    public void setMaxPendingHandshakesPerSource(int maxPendingHandshakesPerSource) {
+        this.maxPendingHandshakesPerSource = maxPendingHandshakesPerSource;
+    }
+
+    public int getMaxAssociations() {
+        return maxAssociations;
+    }
+
+    public void setMaxAssociations(int maxAssociations) {
+        this.maxAssociations = maxAssociations;
+    }
+
+    public Duration getRemoveIdleAssociationAfter() {
+        return removeIdleAssociationAfter;
+    }
+
+    public void setRemoveIdleAssociationAfter(Duration removeIdleAssociationAfter) {
+        this.removeIdleAssociationAfter = removeIdleAssociationAfter;
+    }
+
+    public int getMaxPathLength() {
+        return maxPathLength;
+    }
+
+    public void setMaxPathLength(int maxPathLength) {
+        this.maxPathLength = maxPathLength;
+    }
+
+    public int getMaxPathDepth() {
+        return maxPathDepth;
+    }
+
+    public void setMaxPathDepth(int maxPathDepth) {
+        this.maxPathDepth = maxPathDepth;
+    }
+
+    public int getMaxUnackedSystemMessages() {
+        return maxUnackedSystemMessages;
+    }
+
+    public void setMaxUnackedSystemMessages(int maxUnackedSystemMessages) {
+        this.maxUnackedSystemMessages = maxUnackedSystemMessages;
+    }
+
+    public int getMaxInboundWatches() {
+        return maxInboundWatches;
+    }
+
+    public void setMaxInboundWatches(int maxInboundWatches) {
+        this.maxInboundWatches = maxInboundWatches;
+    }
+
+    public int getMaxQueuedMessages() {
+        return maxQueuedMessages;
+    }
+
+    public void setMaxQueuedMessages(int maxQueuedMessages) {
+        this.maxQueuedMessages = maxQueuedMessages;
+    }
+
+    public Duration getMaxQueueTime() {
+        return maxQueueTime;
+    }
+
+    public void setMaxQueueTime(Duration maxQueueTime) {
+        this.maxQueueTime = maxQueueTime;
+    }
+
+    public int getInboundMailboxHighWatermark() {
+        return inboundMailboxHighWatermark;
+    }
+
+    public void setInboundMailboxHighWatermark(int inboundMailboxHighWatermark) {
+        this.inboundMailboxHighWatermark = inboundMailboxHighWatermark;
+    }
+
+    public Map<String, String> getTlsPeerIdentities() {
+        return tlsPeerIdentities;
     }
 
     public FailureDetector getFailureDetector() {

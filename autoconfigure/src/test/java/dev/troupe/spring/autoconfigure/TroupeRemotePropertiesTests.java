@@ -26,8 +26,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TroupeRemotePropertiesTests {
 
-    /** Accessors that no plain property sets: TLS comes from troupe.remote.ssl.bundle, serializers from a bean. */
-    static final Set<String> NOT_PLAIN_PROPERTIES = Set.of("serverSsl", "clientSsl", "tls", "serializers", "secret");
+    /**
+     * Accessors that no plain property sets: TLS comes from troupe.remote.ssl.bundle, serializers from a bean;
+     * tlsPeerIdentities is a plain map but only valid with TLS, so it has its own test below.
+     */
+    static final Set<String> NOT_PLAIN_PROPERTIES = Set.of("serverSsl", "clientSsl", "tls", "serializers", "secret", "tlsPeerIdentities");
 
     /** A non-default value for each property, and the accessor that must show it. */
     static final Map<String, Object[]> VALUES = new LinkedHashMap<>();
@@ -53,6 +56,17 @@ class TroupeRemotePropertiesTests {
         value("failure-detector.min-std-deviation", "250ms", "minHeartbeatStdDev", Duration.ofMillis(250));
         value("reconnect.min-backoff", "200ms", "reconnectMinBackoff", Duration.ofMillis(200));
         value("reconnect.max-backoff", "9s", "reconnectMaxBackoff", Duration.ofSeconds(9));
+        value("max-pending-handshakes", "32", "maxPendingHandshakes", 32);
+        value("max-pending-handshakes-per-source", "4", "maxPendingHandshakesPerSource", 4);
+        value("max-associations", "100", "maxAssociations", 100);
+        value("remove-idle-association-after", "10m", "removeIdleAssociationAfter", Duration.ofMinutes(10));
+        value("max-path-length", "1000", "maxPathLength", 1000);
+        value("max-path-depth", "16", "maxPathDepth", 16);
+        value("max-unacked-system-messages", "2000", "maxUnackedSystemMessages", 2000);
+        value("max-inbound-watches", "1000", "maxInboundWatches", 1000);
+        value("max-queued-messages", "500", "maxQueuedMessages", 500);
+        value("max-queue-time", "5s", "maxQueueTime", Duration.ofSeconds(5));
+        value("inbound-mailbox-high-watermark", "5000", "inboundMailboxHighWatermark", 5000);
     }
 
     private static void value(String property, String text, String accessor, Object expected) {
@@ -94,6 +108,14 @@ class TroupeRemotePropertiesTests {
             final Object actual = RemoteSettings.class.getMethod((String) e.getValue()[1]).invoke(s);
             assertThat(actual).as(e.getKey()).isEqualTo(e.getValue()[2]);
         }
+    }
+
+    @Test
+    void tlsPeerIdentitiesShouldBindByPeerSystem() {
+        final TroupeRemoteProperties p = new Binder(new MapConfigurationPropertySource(Map.of(
+            "troupe.remote.tls-peer-identities.orders", "orders.internal")))
+            .bind("troupe.remote", TroupeRemoteProperties.class).get();
+        assertThat(p.getTlsPeerIdentities()).containsExactly(Map.entry("orders", "orders.internal"));
     }
 
     @Test
