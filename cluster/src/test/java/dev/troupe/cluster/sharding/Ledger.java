@@ -53,7 +53,9 @@ final class Ledger {
     AutoCloseable watchDeadLetters(ActorSystem system, String node) {
         final Map<DeadLetterReason, AtomicLong> byReason = deadByNode.computeIfAbsent(node, k -> new ConcurrentHashMap<>());
         return system.deadLetters().subscribe((DeadLetter d) -> {
-            if (d.message() instanceof Add a) {
+            // A transport's dead letter holds what it carried: for a message on its way to another region, the envelope.
+            final Object m = d.message() instanceof RegionProtocol.EntityEnvelope env ? env.message() : d.message();
+            if (m instanceof Add a) {
                 dead.incrementAndGet(a.seq());
                 deadTotal.incrementAndGet();
                 byReason.computeIfAbsent(d.reason(), r -> new AtomicLong()).incrementAndGet();
