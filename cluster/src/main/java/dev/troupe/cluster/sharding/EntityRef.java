@@ -4,6 +4,7 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.AskPattern;
 import dev.troupe.cluster.sharding.RegionProtocol.EntityEnvelope;
+import dev.troupe.cluster.sharding.RegionProtocol.LocalEnvelope;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -54,12 +55,19 @@ public final class EntityRef<M> {
      */
     public void tell(M message) {
         Objects.requireNonNull(message, "message");
-        final EntitySlot s = cached;
-        if (s != null && s.enter()) {
-            deliver(s, message);
-            return;
+        // While earlier messages of this node for the shard are still on the region's path, follow them there.
+        if (region.viaRegion.get(shard) == 0) {
+            final EntitySlot s = cached;
+            if (s != null && s.enter()) {
+                deliver(s, message);
+                return;
+            }
+            if (tellDirect(message)) {
+                return;
+            }
         }
-        tellSlow(message);
+        region.viaRegion.incrementAndGet(shard);
+        region.region.tell(new LocalEnvelope(entityId, message));
     }
 
     private void deliver(EntitySlot s, Object message) {
@@ -71,19 +79,20 @@ public final class EntityRef<M> {
         }
     }
 
-    private void tellSlow(M message) {
+    /** @return whether the message went straight to the entity here or to its owner's region */
+    private boolean tellDirect(M message) {
         final EntitySlot s = region.entities.get(entityId);
         if (s != null && s.enter()) {
             cached = s;
             deliver(s, message);
-            return;
+            return true;
         }
         final ActorRef<Object> owner = region.routes.get(shard);
         if (owner != null) {
             owner.tell(new EntityEnvelope(entityId, message, 1));
-        } else {
-            region.region.tell(new EntityEnvelope(entityId, message, 0));
+            return true;
         }
+        return false;
     }
 
     /**

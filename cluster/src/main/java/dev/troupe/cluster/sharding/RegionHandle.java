@@ -4,6 +4,7 @@ import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
@@ -25,6 +26,12 @@ final class RegionHandle implements ShardingMetrics {
      * reachable and this node holds nothing for the shard); null: through this node's region.
      */
     final AtomicReferenceArray<ActorRef<Object>> routes;
+    /**
+     * Per shard: messages of this node's senders on the region's path not yet placed (see
+     * {@link RegionProtocol.LocalEnvelope}); while not zero, senders take that path too. Read on
+     * every tell (a plain volatile load, never written in steady state).
+     */
+    final AtomicIntegerArray viaRegion;
     /** Whether senders stamp each message with {@code System.nanoTime()} (for the active-entity limit's LRU order). */
     final boolean exactClock;
     /** The region's coarse clock (nanoTime at its last tick), stamped on messages when the clock is not exact. */
@@ -51,6 +58,7 @@ final class RegionHandle implements ShardingMetrics {
         this.extractor = extractor;
         this.exactClock = exactClock;
         this.routes = new AtomicReferenceArray<>(numberOfShards);
+        this.viaRegion = new AtomicIntegerArray(numberOfShards);
     }
 
     /** @return the clock a sender stamps on the entity it tells */

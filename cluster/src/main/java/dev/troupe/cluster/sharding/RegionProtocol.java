@@ -34,6 +34,20 @@ final class RegionProtocol {
     }
 
     /**
+     * A message from an entity ref of this node that took the region's path. It is counted in
+     * {@link RegionHandle#viaRegion} until the region has put it into the entity's mailbox, sent
+     * it to another node or made it a dead letter; while a shard has such messages outstanding,
+     * the node's senders take the region's path too, so a sender's messages never overtake each
+     * other (as they could when an entity starts: an earlier message still in the region's
+     * mailbox, the next told straight to the slot just published). Never leaves the node.
+     *
+     * @param entityId the entity
+     * @param message the entity's message
+     */
+    record LocalEnvelope(String entityId, Object message) {
+    }
+
+    /**
      * "Release these shards to me": the sender's view makes it their owner.
      *
      * @param from the sender's node

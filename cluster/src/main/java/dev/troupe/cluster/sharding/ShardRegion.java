@@ -25,6 +25,7 @@ import dev.troupe.cluster.sharding.RegionProtocol.EntityEnvelope;
 import dev.troupe.cluster.sharding.RegionProtocol.LeaveRequested;
 import dev.troupe.cluster.sharding.RegionProtocol.Leaving;
 import dev.troupe.cluster.sharding.RegionProtocol.LeavingSeen;
+import dev.troupe.cluster.sharding.RegionProtocol.LocalEnvelope;
 import dev.troupe.cluster.sharding.RegionProtocol.ShardsReleased;
 import dev.troupe.cluster.sharding.RegionProtocol.Tick;
 
@@ -89,8 +90,8 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
         long epoch;
         /** While ACQUIRING: the members whose release is missing. */
         Set<Address> awaiting;
-        /** Messages held for the shard (not for one entity being stopped: those wait in its slot). */
-        ArrayDeque<EntityEnvelope> buffer;
+        /** Messages held for the shard, as envelopes (not for one entity being stopped: those wait in its slot). */
+        ArrayDeque<Object> buffer;
         /** The running and stopping entities of the shard, a doubly linked list through the slots. */
         EntitySlot head;
         /** Requests to release the shard waiting for this node to let go: member to the epoch it asked for. */
@@ -219,6 +220,15 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
             onEnvelope(env);
             return this;
         }
+        if (msg instanceof LocalEnvelope local) {
+            final int shard = shardOf(local.entityId());
+            if (shard < 0) {
+                deadLetters.publish(local.message(), self.path(), DeadLetterReason.UNHANDLED);
+            } else {
+                route(local.entityId(), shard, local.message(), 0, local);
+            }
+            return this;
+        }
         if (msg instanceof EntitySlot slot) {
             onTerminated(slot);
         } else if (msg instanceof Drained d) {
@@ -307,29 +317,33 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
     /**
      * Where a message for an entity goes from here.
      *
-     * @param env the envelope it came in, to hold it without another allocation; null if none
+     * @param item the envelope it came in ({@link EntityEnvelope} or {@link LocalEnvelope}), held as
+     *             is when it must wait; null when it came without one (the region ref's messages)
      */
-    private void route(String id, int shard, Object m, int hops, EntityEnvelope env) {
+    private void route(String id, int shard, Object m, int hops, Object item) {
         final Shard sh = shards[shard];
         switch (sh.state) {
-            case HOSTING -> deliverLocal(sh, id, m);
+            case HOSTING -> deliverLocal(sh, id, m, item);
             case ACQUIRING, HANDING_OFF -> {
                 // An entity being stopped keeps its own queue, so its messages stay in order.
                 final EntitySlot slot = handle.entities.get(id);
                 if (slot != null && !slot.isOpen()) {
-                    holdForEntity(slot, m);
+                    holdForEntity(slot, id, m, item);
                 } else {
-                    hold(sh, id, m, hops, env, DeadLetterReason.HANDOFF_BUFFER_FULL);
+                    hold(sh, id, m, hops, item, DeadLetterReason.HANDOFF_BUFFER_FULL);
                 }
             }
             default -> {
                 final ActorRef<Object> to = forwardTarget(shard);
                 if (to != null && hops < maxHops && (sh.buffer == null || sh.buffer.isEmpty())) {
-                    forward(to, id, m, hops);
+                    forward(to, id, m, hops, item);
+                } else if (hops >= maxHops) {
+                    // The views disagree in a loop: wait here for the view to change, then start counting again.
+                    hold(sh, id, m, 0, null, DeadLetterReason.SHARD_UNAVAILABLE);
                 } else {
-                    // No owner to reach (or the views disagree in a loop): wait here for the view to change.
-                    hold(sh, id, m, hops >= maxHops ? 0 : hops, hops >= maxHops ? null : env, DeadLetterReason.SHARD_UNAVAILABLE);
-                    if (to != null && hops < maxHops) {
+                    // No owner to reach now (or older messages wait): behind them.
+                    hold(sh, id, m, hops, item, DeadLetterReason.SHARD_UNAVAILABLE);
+                    if (to != null) {
                         flushShard(sh);
                     }
                 }
@@ -337,12 +351,35 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
         }
     }
 
-    private void deliverLocal(Shard sh, String id, Object m) {
+    /** Re-routes a held item. */
+    private void reroute(Object item) {
+        if (item instanceof LocalEnvelope l) {
+            final int shard = shardOf(l.entityId());
+            route(l.entityId(), shard, l.message(), 0, l);
+        } else {
+            final EntityEnvelope e = (EntityEnvelope) item;
+            route(e.entityId(), shardOf(e.entityId()), e.message(), e.hops(), e);
+        }
+    }
+
+    /** A message left the region's hands: into a mailbox, to another node, or to dead letters. */
+    private void placed(Object item, int shard) {
+        if (item instanceof LocalEnvelope) {
+            handle.viaRegion.decrementAndGet(shard);
+        }
+    }
+
+    private void deadLetter(Object m, Object item, int shard, DeadLetterReason reason) {
+        deadLetters.publish(m, self.path(), reason);
+        placed(item, shard);
+    }
+
+    private void deliverLocal(Shard sh, String id, Object m, Object item) {
         EntitySlot slot = handle.entities.get(id);
         if (slot == null) {
             slot = startEntity(sh, id);
             if (slot == null) {
-                deadLetters.publish(m, self.path(), DeadLetterReason.ENTITY_STOPPED);
+                deadLetter(m, item, sh.id, DeadLetterReason.ENTITY_STOPPED);
                 return;
             }
         }
@@ -353,37 +390,46 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
             } finally {
                 slot.exit();
             }
+            placed(item, sh.id);
         } else {
-            holdForEntity(slot, m);
+            holdForEntity(slot, id, m, item);
         }
     }
 
-    private void forward(ActorRef<Object> to, String id, Object m, int hops) {
+    private void forward(ActorRef<Object> to, String id, Object m, int hops, Object item) {
         to.tell(new EntityEnvelope(id, m, hops + 1));
         handle.forwarded++;
+        placed(item, shardOf(id));
     }
 
-    private void hold(Shard sh, String id, Object m, int hops, EntityEnvelope env, DeadLetterReason overflow) {
+    private static Object envelope(String id, Object m, int hops, Object item) {
+        if (item instanceof LocalEnvelope || (item instanceof EntityEnvelope e && e.hops() == hops)) {
+            return item;
+        }
+        return new EntityEnvelope(id, m, hops);
+    }
+
+    private void hold(Shard sh, String id, Object m, int hops, Object item, DeadLetterReason overflow) {
         if (buffered >= bufferSize) {
-            deadLetters.publish(m, self.path(), overflow);
+            deadLetter(m, item, sh.id, overflow);
             return;
         }
         if (sh.buffer == null) {
             sh.buffer = new ArrayDeque<>();
         }
-        sh.buffer.add(env != null && env.hops() == hops ? env : new EntityEnvelope(id, m, hops));
+        sh.buffer.add(envelope(id, m, hops, item));
         bufferedAdded();
     }
 
-    private void holdForEntity(EntitySlot slot, Object m) {
+    private void holdForEntity(EntitySlot slot, String id, Object m, Object item) {
         if (buffered >= bufferSize) {
-            deadLetters.publish(m, self.path(), DeadLetterReason.HANDOFF_BUFFER_FULL);
+            deadLetter(m, item, slot.shard, DeadLetterReason.HANDOFF_BUFFER_FULL);
             return;
         }
         if (slot.pending == null) {
             slot.pending = new ArrayDeque<>();
         }
-        slot.pending.add(m);
+        slot.pending.add(envelope(id, m, 0, item));
         bufferedAdded();
     }
 
@@ -396,6 +442,10 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
     private void bufferedRemoved() {
         buffered--;
         handle.bufferedNow = buffered;
+    }
+
+    private static Object messageOf(Object item) {
+        return item instanceof LocalEnvelope l ? l.message() : ((EntityEnvelope) item).message();
     }
 
     /** @return the region of the shard's owner when messages may be forwarded there now, else null */
@@ -505,9 +555,9 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
         slot.pending = null;
         if (pending != null) {
             // In order, before anything newer: a new incarnation here, or the shard's buffer while it moves.
-            for (Object m : pending) {
+            for (Object item : pending) {
                 bufferedRemoved();
-                route(slot.entityId, slot.shard, m, 0, null);
+                reroute(item);
             }
         }
         if (sh.state == HANDING_OFF && sh.head == null) {
@@ -692,12 +742,12 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
     private void becomeHosting(Shard sh) {
         sh.state = HOSTING;
         sh.awaiting = null;
-        final ArrayDeque<EntityEnvelope> held = sh.buffer;
+        final ArrayDeque<Object> held = sh.buffer;
         sh.buffer = null;
         if (held != null) {
-            for (EntityEnvelope env : held) {
+            for (Object item : held) {
                 bufferedRemoved();
-                deliverLocal(sh, env.entityId(), env.message());
+                reroute(item);
             }
         }
     }
@@ -851,7 +901,7 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
     }
 
     private void flushShard(Shard sh) {
-        final ArrayDeque<EntityEnvelope> held = sh.buffer;
+        final ArrayDeque<Object> held = sh.buffer;
         if (held == null || held.isEmpty()) {
             return;
         }
@@ -859,10 +909,15 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
         if (to == null) {
             return;
         }
-        EntityEnvelope env;
-        while ((env = held.poll()) != null) {
+        Object item;
+        while ((item = held.poll()) != null) {
             bufferedRemoved();
-            forward(to, env.entityId(), env.message(), Math.min(env.hops(), maxHops - 1));
+            if (item instanceof LocalEnvelope l) {
+                forward(to, l.entityId(), l.message(), 0, l);
+            } else {
+                final EntityEnvelope e = (EntityEnvelope) item;
+                forward(to, e.entityId(), e.message(), Math.min(e.hops(), maxHops - 1), e);
+            }
         }
     }
 
@@ -1041,15 +1096,15 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
         final DeadLetterReason reason = ctx.system().isTerminating() ? DeadLetterReason.TERMINATED : DeadLetterReason.SHARD_UNAVAILABLE;
         for (Shard sh : shards) {
             if (sh.buffer != null) {
-                for (EntityEnvelope env : sh.buffer) {
-                    deadLetters.publish(env.message(), self.path(), reason);
+                for (Object item : sh.buffer) {
+                    deadLetter(messageOf(item), item, sh.id, reason);
                 }
                 sh.buffer = null;
             }
             for (EntitySlot s = sh.head; s != null; s = s.next) {
                 if (s.pending != null) {
-                    for (Object m : s.pending) {
-                        deadLetters.publish(m, self.path(), reason);
+                    for (Object item : s.pending) {
+                        deadLetter(messageOf(item), item, sh.id, reason);
                     }
                     s.pending = null;
                 }
