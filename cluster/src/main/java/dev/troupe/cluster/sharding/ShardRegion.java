@@ -134,6 +134,11 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
     private final String role;
     private final Object stopMessage;
     private final long idleNanos;
+    /**
+     * Without the exact clock a sender stamps the region's last tick, up to one tick before the
+     * real use: waiting one tick more never passivates early (idle to idle plus two ticks).
+     */
+    private final long idleThresholdNanos;
     private final int limit;
     private final int bufferSize;
     private final long handOffTimeoutNanos;
@@ -182,6 +187,7 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
         this.stopMessage = entity.stopMessage();
         this.idleNanos = entity.passivation() == null ? 0 : entity.passivation().toNanos();
         this.limit = entity.activeEntityLimit();
+        this.idleThresholdNanos = handle.exactClock ? idleNanos : idleNanos + tickInterval(idleNanos).toNanos();
         this.bufferSize = entity.bufferSize();
         this.handOffTimeoutNanos = entity.handOffTimeout().toNanos();
         this.maxHops = entity.maxHops();
@@ -980,7 +986,7 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
             }
             for (EntitySlot s = sh.head; s != null; s = s.next) {
                 if (s.isOpen()) {
-                    if (idleNanos > 0 && sh.state == HOSTING && now - s.lastUse() >= idleNanos) {
+                    if (idleNanos > 0 && sh.state == HOSTING && now - s.lastUse() >= idleThresholdNanos) {
                         passivate(s, now);
                     }
                 } else if (!s.forcedStop && now - s.closedAtNanos >= handOffTimeoutNanos) {
