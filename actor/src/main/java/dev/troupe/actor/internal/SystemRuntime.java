@@ -13,6 +13,7 @@ import dev.troupe.actor.spi.InternalActorRef;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +21,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The runtime behind one {@link ActorSystem}: its dispatchers, timer thread, dead letters,
@@ -58,7 +58,13 @@ public final class SystemRuntime implements ActorSystemSpi {
     private final ActorCell<Object> systemGuardian;
     private final ActorPath tempPath;
     private final ConcurrentHashMap<String, InternalActorRef<?>> temps = new ConcurrentHashMap<>();
-    private final AtomicLong tempSeq = new AtomicLong();
+    /**
+     * Names temporary refs. A reply-to ref is an address anyone who learns it can send to (from
+     * another node too), so its name must not be guessable from other names: 64 bits from a
+     * {@link SecureRandom} made once per system, never a counter. Asks allocate anyway, and the
+     * generator's lock costs far less than the ask's own future and timer entry.
+     */
+    private final SecureRandom tempNames = new SecureRandom();
     private final CompletableFuture<Void> whenTerminated = new CompletableFuture<>();
     private final List<Runnable> terminationHooks = new ArrayList<>();
     private final long startNanos = System.nanoTime();
@@ -303,7 +309,11 @@ public final class SystemRuntime implements ActorSystemSpi {
 
     @Override
     public ActorPath newTempPath() {
-        return tempPath.child("$" + Long.toString(tempSeq.incrementAndGet(), 36));
+        String name;
+        do {
+            name = "$" + Long.toUnsignedString(tempNames.nextLong(), 36);
+        } while (temps.containsKey(name));
+        return tempPath.child(name);
     }
 
     @Override

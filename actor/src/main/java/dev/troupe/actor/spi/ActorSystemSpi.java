@@ -40,7 +40,8 @@ public interface ActorSystemSpi {
 
     /**
      * A fresh path under {@code /temp} for a temporary ref (an ask's reply-to ref, a transport's
-     * stand-in). The name is unique for the life of the system.
+     * stand-in). The name is 64 random bits from a {@link java.security.SecureRandom}, so it cannot
+     * be guessed from the names of other temporary refs; it is not in use when returned.
      *
      * @return the path, not yet registered
      */
