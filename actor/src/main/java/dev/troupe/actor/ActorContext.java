@@ -142,4 +142,29 @@ public interface ActorContext<T> {
      * @param <V> the value type
      */
     <V> void pipeToSelf(CompletionStage<V> future, BiFunction<V, Throwable, T> applyToResult);
+
+    /**
+     * Asks another actor from inside this one: sends the request {@code createRequest} builds
+     * around a temporary reply-to ref, and delivers what happens next to this actor as a message,
+     * converted by {@code applyToResponse} on this actor's thread: the reply (failure null), or a
+     * failure (reply null): an {@link AskTimeoutException} when no reply arrived within
+     * {@code timeout}, a {@link ClassCastException} when the reply is not a {@code resClass}.
+     *
+     * <pre>{@code
+     * ctx.ask(Stock.class, inventory, Duration.ofSeconds(3), replyTo -> new GetStock(sku, replyTo),
+     *     (stock, failure) -> stock != null ? new StockKnown(stock) : new StockUnknown(failure));
+     * }</pre>
+     *
+     * <p>Each ask allocates its reply ref, a future, a timer entry and the converted message.
+     *
+     * @param resClass the class of the reply
+     * @param target the actor to ask
+     * @param timeout how long to wait for the reply, positive
+     * @param createRequest builds the request around the reply-to ref
+     * @param applyToResponse turns the reply or the failure (one of them null) into a message to this actor
+     * @param <Req> the request type
+     * @param <Res> the reply type
+     */
+    <Req, Res> void ask(Class<Res> resClass, ActorRef<Req> target, Duration timeout,
+                        Function<ActorRef<Res>, Req> createRequest, BiFunction<Res, Throwable, T> applyToResponse);
 }

@@ -1,6 +1,7 @@
 package dev.troupe.actor.internal;
 
 import dev.troupe.actor.ActorPath;
+import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.DeadLetterReason;
@@ -391,6 +392,11 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
     @Override
     public boolean isLocal() {
         return true;
+    }
+
+    @Override
+    public ActorSystem system() {
+        return runtime.system();
     }
 
     @Override

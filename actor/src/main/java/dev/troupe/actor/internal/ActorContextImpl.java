@@ -234,6 +234,18 @@ final class ActorContextImpl<T> implements ActorContext<T> {
     }
 
     @Override
+    public <Req, Res> void ask(Class<Res> resClass, ActorRef<Req> target, Duration timeout,
+                               Function<ActorRef<Res>, Req> createRequest, BiFunction<Res, Throwable, T> applyToResponse) {
+        Objects.requireNonNull(resClass, "resClass");
+        Objects.requireNonNull(applyToResponse, "applyToResponse");
+        final ActorCell<T> c = cell;
+        // The reply ref checks the reply's class and the timer fails it; either way the outcome
+        // comes back through the mailbox, to be converted on this actor's thread.
+        PromiseRef.ask(c.runtime, target, timeout, resClass, createRequest).future()
+            .whenComplete((reply, failure) -> c.tellInternal(new AdaptMessage(reply, failure, applyToResponse)));
+    }
+
+    @Override
     public String toString() {
         return "ActorContext(" + cell.path() + ")";
     }

@@ -204,6 +204,28 @@ public final class TestProbe<T> {
         }
     }
 
+    /**
+     * Runs an assertion until it passes, for conditions no message announces (a counter
+     * reaching a value, an actor being gone): retried while it throws, every few milliseconds at
+     * first and then up to every 100 ms, until {@code max} has passed; then its last failure is
+     * thrown.
+     *
+     * @param max how long to keep trying
+     * @param assertion throws (an {@link AssertionError} or any other exception) while the condition does not hold
+     */
+    public void awaitAssert(Duration max, Runnable assertion) {
+        Await.awaitAssert(max, assertion);
+    }
+
+    /**
+     * {@link #awaitAssert(Duration, Runnable)} for up to {@link #DEFAULT_TIMEOUT}.
+     *
+     * @param assertion throws while the condition does not hold
+     */
+    public void awaitAssert(Runnable assertion) {
+        Await.awaitAssert(DEFAULT_TIMEOUT, assertion);
+    }
+
     private Object poll(Duration timeout) {
         try {
             return queue.poll(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
@@ -258,6 +280,11 @@ public final class TestProbe<T> {
         @Override
         public boolean isLocal() {
             return true;
+        }
+
+        @Override
+        public ActorSystem system() {
+            return system;
         }
 
         @Override
