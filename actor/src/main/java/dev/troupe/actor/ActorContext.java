@@ -1,5 +1,7 @@
 package dev.troupe.actor;
 
+import org.slf4j.Logger;
+
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Optional;
@@ -24,8 +26,19 @@ public interface ActorContext<T> {
     /** @return the system the actor belongs to */
     ActorSystem system();
 
-    /** @return a logger named after the actor's behavior */
-    System.Logger log();
+    /**
+     * The actor's SLF4J logger, named after the class that defined its behavior (the class of an
+     * {@link AbstractBehavior}, or the class whose code passed the functions to
+     * {@link Behaviors}), so that {@code logging.level.com.acme.orders=DEBUG} reaches the actors
+     * {@code com.acme.orders} wrote. Made once per actor, on first use.
+     *
+     * <p>While the actor processes a message or signal, the MDC holds {@code troupePath} (the
+     * actor's path) and {@code troupeSystem} (its system's name), for this logger and any other
+     * on the actor's thread.
+     *
+     * @return the logger
+     */
+    Logger log();
 
     /**
      * Spawns a child with a name unique among its siblings.

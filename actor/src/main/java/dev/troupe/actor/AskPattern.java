@@ -2,7 +2,6 @@ package dev.troupe.actor;
 
 import dev.troupe.actor.internal.PromiseRef;
 import dev.troupe.actor.internal.SystemRuntime;
-import dev.troupe.actor.spi.InternalActorRef;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -51,7 +50,7 @@ public final class AskPattern {
      * @throws IllegalArgumentException if the ref belongs to no system (then pass the system)
      */
     public static <Req, Res> CompletionStage<Res> ask(ActorRef<Req> target, Function<ActorRef<Res>, Req> createRequest, Duration timeout) {
-        return ask(target, createRequest, timeout, systemOf(target));
+        return PromiseRef.ask(PromiseRef.runtimeOf(target), target, timeout, null, createRequest).future();
     }
 
     /**
@@ -70,7 +69,8 @@ public final class AskPattern {
      */
     public static <Req, Res> CompletionStage<Res> ask(ActorRef<Req> target, Class<Res> replyClass,
                                                       Function<ActorRef<Res>, Req> createRequest, Duration timeout) {
-        return ask(target, replyClass, createRequest, timeout, systemOf(target));
+        Objects.requireNonNull(replyClass, "replyClass");
+        return PromiseRef.ask(PromiseRef.runtimeOf(target), target, timeout, replyClass, createRequest).future();
     }
 
     /**
@@ -111,14 +111,5 @@ public final class AskPattern {
 
     private static SystemRuntime runtime(ActorSystem system) {
         return Objects.requireNonNull(system, "system").runtime();
-    }
-
-    private static ActorSystem systemOf(ActorRef<?> target) {
-        Objects.requireNonNull(target, "target");
-        final ActorSystem system = target instanceof InternalActorRef ? ((InternalActorRef<?>) target).system() : null;
-        if (system == null) {
-            throw new IllegalArgumentException(target + " does not belong to an actor system: use AskPattern.ask(target, createRequest, timeout, system)");
-        }
-        return system;
     }
 }

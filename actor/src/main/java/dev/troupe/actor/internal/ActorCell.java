@@ -252,6 +252,11 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
     void run(DispatcherThread thread) {
         final long waitStart = scheduledAt;
         final long start = beginSample(waitStart);
+        // Logging context: once per turn, and only when an MDC adapter that keeps values is bound.
+        final ActorMdc mdc = runtime.mdc;
+        if (mdc != null) {
+            mdc.enter(thread, this);
+        }
         int n = 0;
         if (!systemQueue.isEmpty()) {
             processSystemMessages();
@@ -263,6 +268,9 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
             drainToDeadLetters();
         }
         endTurn(thread, n, start, waitStart);
+        if (mdc != null && thread == null) {
+            ActorMdc.exit();
+        }
         release();
     }
 

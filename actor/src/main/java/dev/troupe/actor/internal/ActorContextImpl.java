@@ -6,9 +6,10 @@ import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Props;
-import dev.troupe.actor.StashBuffer;
 import dev.troupe.actor.TimerScheduler;
 import dev.troupe.actor.spi.InternalActorRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -35,7 +36,7 @@ final class ActorContextImpl<T> implements ActorContext<T> {
     private BehaviorInterpreter<T> interpreter;
     private TimerSchedulerImpl<T> timers;
     private HashMap<Class<?>, MessageAdapterRef<?>> adapters;
-    private System.Logger log;
+    private Logger log;
 
     ActorContextImpl(ActorCell<T> cell, DeathWatch deathWatch) {
         this.cell = cell;
@@ -60,11 +61,16 @@ final class ActorContextImpl<T> implements ActorContext<T> {
         return cell.runtime.system();
     }
 
+    /**
+     * The logger is named after the class that defined the actor's behavior when it is first
+     * asked for (in setup: the initial behavior), so {@code logging.level.com.acme.orders=DEBUG}
+     * reaches the actors whose behaviors {@code com.acme.orders} wrote. Made once per actor.
+     */
     @Override
-    public System.Logger log() {
-        System.Logger l = log;
+    public Logger log() {
+        Logger l = log;
         if (l == null) {
-            l = System.getLogger(interpreter.behaviorClass().getName());
+            l = LoggerFactory.getLogger(interpreter.definingClassName());
             log = l;
         }
         return l;
@@ -173,31 +179,6 @@ final class ActorContextImpl<T> implements ActorContext<T> {
             timers.cancelAll();
         }
         cancelReceiveTimeout();
-    }
-
-    /**
-     * @param capacity the most messages it holds
-     * @return a new stash buffer of this actor
-     */
-    StashBuffer<T> newStashBuffer(int capacity) {
-        return new StashBufferImpl<>(this, capacity);
-    }
-
-    /**
-     * Processes a stashed message with {@code current}, for {@link StashBufferImpl#unstashAll}.
-     *
-     * @param current the behavior
-     * @param msg the message
-     * @return the behavior to go on with
-     */
-    Behavior<T> unstashed(Behavior<T> current, T msg) {
-        try {
-            return interpreter.unstashed(current, msg);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Exception e) {
-            throw new CompletionException(e);
-        }
     }
 
     // ---- adapters ----

@@ -6,7 +6,12 @@ import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.DeathPactException;
 import dev.troupe.actor.ExtensibleBehavior;
 import dev.troupe.actor.Signal;
+import dev.troupe.actor.StashBuffer;
 import dev.troupe.actor.Terminated;
+import dev.troupe.actor.TimerScheduler;
+import org.slf4j.Logger;
+
+import java.util.function.Function;
 
 /**
  * Runs an actor's behavior: hands it messages and signals and works out the behavior that
@@ -28,6 +33,8 @@ final class BehaviorInterpreter<T> {
     private Behavior<T> behavior;
     /** Created when the actor first starts a supervised behavior. */
     private Supervision supervision;
+    /** Set by {@code Behaviors.logMessages} until the actor restarts; one field read per message. */
+    private boolean logMessages;
 
     BehaviorInterpreter(ActorContextImpl<T> context, Behavior<T> initial) {
         this.context = context;
@@ -46,6 +53,9 @@ final class BehaviorInterpreter<T> {
      * @throws Exception the behavior's failure, for supervision
      */
     boolean receive(T msg) throws Exception {
+        if (logMessages) {
+            logMessage(msg);
+        }
         final Behavior<T> b = behavior;
         final Behavior<T> next = b instanceof ExtensibleBehavior ? ((ExtensibleBehavior<T>) b).receive(context, msg) : inert(b);
         if (next == b || next == SpecialBehavior.SAME) {
@@ -64,6 +74,9 @@ final class BehaviorInterpreter<T> {
      * @throws Exception the behavior's failure, for supervision
      */
     boolean signal(Signal signal, ActorRef<?> about) throws Exception {
+        if (logMessages) {
+            logSignal(signal);
+        }
         final Behavior<T> b = behavior;
         final Behavior<T> next = b instanceof ExtensibleBehavior ? ((ExtensibleBehavior<T>) b).receiveSignal(context, signal) : inert(b);
         if (next == b || next == SpecialBehavior.SAME) {
@@ -81,6 +94,9 @@ final class BehaviorInterpreter<T> {
      * @return the behavior to go on with ({@code stopped()} if the actor is to stop)
      */
     Behavior<T> unstashed(Behavior<T> current, T msg) throws Exception {
+        if (logMessages) {
+            logMessage(msg);
+        }
         final Behavior<T> next = current instanceof ExtensibleBehavior
             ? ((ExtensibleBehavior<T>) current).receive(context, msg) : inert(current);
         if (next == current || next == SpecialBehavior.SAME) {
@@ -96,6 +112,9 @@ final class BehaviorInterpreter<T> {
      * @param signal the signal
      */
     void signalQuietly(Signal signal) {
+        if (logMessages) {
+            logSignal(signal);
+        }
         final Behavior<T> b = behavior;
         if (b instanceof ExtensibleBehavior) {
             try {
@@ -113,6 +132,7 @@ final class BehaviorInterpreter<T> {
      * @return whether the actor is to stop at once
      */
     boolean start() {
+        logMessages = false;
         final Behavior<T> started = unwrap(initial);
         if (started == SpecialBehavior.SAME || started == SpecialBehavior.UNHANDLED) {
             throw new IllegalStateException("the initial behavior of " + context.self().path() + " must not be same() or unhandled()");
@@ -182,7 +202,7 @@ final class BehaviorInterpreter<T> {
                 throw new IllegalStateException("behaviors nested more than " + MAX_NESTING + " deep in " + context.self().path());
             }
             if (current instanceof DeferredBehavior) {
-                current = ((DeferredBehavior<T>) current).create(context);
+                current = ((DeferredBehavior<T>) current).create(this);
             } else if (current instanceof SupervisedBehavior) {
                 final SupervisedBehavior<T> s = (SupervisedBehavior<T>) current;
                 supervision().register(s);
@@ -217,9 +237,51 @@ final class BehaviorInterpreter<T> {
         return behavior != null;
     }
 
-    /** @return the class that defines the current (or initial) behavior, for logs and metrics */
-    Class<?> behaviorClass() {
-        final Behavior<T> b = behavior != null ? behavior : initial;
-        return b.getClass();
+    /** @return the name of the class that defined the current (or, before start, the initial) behavior, for logs and metrics */
+    String definingClassName() {
+        final Behavior<T> b = behavior;
+        return BehaviorNames.definingClassName(b != null ? b : initial);
+    }
+
+    // =====================================================================================
+    // What deferred behaviors ask for when they start
+    // =====================================================================================
+
+    /** @return the context handed to behaviors */
+    ActorContextImpl<T> context() {
+        return context;
+    }
+
+    /** @return the actor's timers, created on first use */
+    TimerScheduler<T> timers() {
+        return context.timers();
+    }
+
+    /**
+     * @param capacity the most messages it holds
+     * @param factory makes the behavior with the new buffer
+     * @return the factory's behavior
+     */
+    Behavior<T> newStashBuffer(int capacity, Function<StashBuffer<T>, Behavior<T>> factory) {
+        return factory.apply(new StashBufferImpl<>(this, context.self().path(), capacity));
+    }
+
+    /** From now until the actor restarts or stops, every message and signal is logged at DEBUG. */
+    void logMessages() {
+        logMessages = true;
+    }
+
+    private void logMessage(Object msg) {
+        final Logger log = context.log();
+        if (log.isDebugEnabled()) {
+            log.debug("actor [{}] received message: {}", context.self().path(), msg);
+        }
+    }
+
+    private void logSignal(Signal signal) {
+        final Logger log = context.log();
+        if (log.isDebugEnabled()) {
+            log.debug("actor [{}] received signal: {}", context.self().path(), signal);
+        }
     }
 }

@@ -63,6 +63,8 @@ public final class DispatcherThread extends Thread {
     private volatile int parked;
     /** A cell to run before polling the shared queue; this thread only. */
     private ActorCell<?> runNext;
+    /** Whether a turn left its MDC entries on this thread; they are removed before it parks ({@link ActorMdc}). This thread only. */
+    boolean mdcSet;
     @SuppressWarnings("unused")
     private long p11, p12, p13, p14, p15, p16, p17, p18;
 
@@ -123,6 +125,11 @@ public final class DispatcherThread extends Thread {
                     Thread.yield();
                 } else {
                     idle = yields;
+                    if (mdcSet) {
+                        // Out of work for a while: the last turn's logging context goes before the thread sleeps.
+                        mdcSet = false;
+                        ActorMdc.clear();
+                    }
                     park(d, maxParkNanos);
                 }
             }

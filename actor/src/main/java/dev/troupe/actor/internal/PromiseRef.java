@@ -85,6 +85,20 @@ public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R
         return promise;
     }
 
+    /**
+     * @param target a ref
+     * @return the runtime of the system the ref belongs to, whose timer bounds an ask of it
+     * @throws IllegalArgumentException if the ref belongs to no system
+     */
+    public static SystemRuntime runtimeOf(ActorRef<?> target) {
+        Objects.requireNonNull(target, "target");
+        final ActorSystem system = target instanceof InternalActorRef ? ((InternalActorRef<?>) target).system() : null;
+        if (system == null) {
+            throw new IllegalArgumentException(target + " does not belong to an actor system: use AskPattern.ask(target, createRequest, timeout, system)");
+        }
+        return (SystemRuntime) dev.troupe.actor.spi.ActorSystemSpi.of(system);
+    }
+
     /** @return the future the reply completes */
     public CompletableFuture<R> future() {
         return future;

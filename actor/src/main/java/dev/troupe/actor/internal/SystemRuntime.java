@@ -53,6 +53,8 @@ public final class SystemRuntime implements ActorSystemSpi {
     final Dispatchers dispatchers;
     final TimerService timers;
     final SystemMetricsImpl metrics;
+    /** The MDC of the actors' turns; null when the bound MDC adapter keeps nothing (then turns skip it). */
+    final ActorMdc mdc;
     private final ActorCell<Object> root;
     private final ActorCell<Object> userGuardian;
     private final ActorCell<Object> systemGuardian;
@@ -93,6 +95,7 @@ public final class SystemRuntime implements ActorSystemSpi {
         this.dispatchers = new Dispatchers(this, name, settings);
         this.timers = new TimerService(name, settings.timerTick(), settings.timerTicksPerWheel(), settings.daemonThreads());
         this.metrics = new SystemMetricsImpl(name, dispatchers, deadLetters);
+        this.mdc = ActorMdc.create(name);
         this.root = ActorCell.createRoot(this, rootPath);
         this.userGuardian = root.children.spawnGuardian("user");
         this.systemGuardian = root.children.spawnGuardian("system");
