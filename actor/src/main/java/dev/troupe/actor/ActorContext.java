@@ -150,6 +150,10 @@ public interface ActorContext<T> {
      * Sends the outcome of a future to this actor as a message, converted on this actor's
      * thread. Use it instead of touching actor state from a callback.
      *
+     * <p>{@code applyToResult} only converts. If the result cannot be delivered (the actor has
+     * stopped, its bounded mailbox is full), it runs where the result arrived, to make the dead
+     * letter the message the actor would have received.
+     *
      * @param future the pending result
      * @param applyToResult turns the value or failure (one of them null) into a message
      * @param <V> the value type
@@ -168,7 +172,9 @@ public interface ActorContext<T> {
      *     (stock, failure) -> stock != null ? new StockKnown(stock) : new StockUnknown(failure));
      * }</pre>
      *
-     * <p>Each ask allocates its reply ref, a future, a timer entry and the converted message.
+     * <p>Each ask allocates its reply ref, a future, a timer entry and the converted message. As
+     * with {@link #pipeToSelf}, {@code applyToResponse} only converts; it makes the dead letter
+     * when the outcome cannot be delivered.
      *
      * @param resClass the class of the reply
      * @param target the actor to ask

@@ -105,12 +105,12 @@ public final class ActorTestKit {
     }
 
     /**
-     * @param type the message type
+     * @param type the class every message the probe receives must have (checked by its expectations)
      * @param <T> the message type
      * @return a new probe
      */
     public <T> TestProbe<T> createTestProbe(Class<T> type) {
-        return TestProbe.create(system);
+        return TestProbe.create(type, system);
     }
 
     /** Terminates the system and waits up to 10 seconds. */
