@@ -247,9 +247,11 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
      * happen once per turn rather than per message) belongs in {@link #beginSample} and
      * {@link #endTurn}, never inside {@link #processMailbox}.
      *
-     * @param thread the dispatcher thread, or null when run inline
+     * @param thread the dispatcher thread, or null when run on another thread (a virtual
+     *        dispatcher's turn, or inline after shutdown): then the caller keeps the turn's counts
+     * @return the number of user messages the turn processed
      */
-    void run(DispatcherThread thread) {
+    int run(DispatcherThread thread) {
         final long waitStart = scheduledAt;
         final long start = beginSample(waitStart);
         // Logging context: once per turn, and only when an MDC adapter that keeps values is bound.
@@ -272,6 +274,7 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
             ActorMdc.exit();
         }
         release();
+        return n;
     }
 
     /** @return the sample's start time, or 0 when this turn is not sampled */

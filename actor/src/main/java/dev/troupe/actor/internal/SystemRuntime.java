@@ -344,7 +344,8 @@ public final class SystemRuntime implements ActorSystemSpi {
     @Override
     public boolean isActorThread() {
         final Thread t = Thread.currentThread();
-        return (t instanceof DispatcherThread && ((DispatcherThread) t).dispatcher.owner == this) || timers.isTimerThread(t);
+        return (t instanceof DispatcherThread && ((DispatcherThread) t).dispatcher.owner == this) || timers.isTimerThread(t)
+            || dispatchers.isVirtualTurnThread();
     }
 
     @Override
