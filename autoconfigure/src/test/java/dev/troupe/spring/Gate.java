@@ -2,10 +2,14 @@ package dev.troupe.spring;
 
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.testkit.ActorTestKit;
 
+import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** A test actor that processes one message per permit released, so a test controls its mailbox. */
 public final class Gate {
@@ -41,12 +45,6 @@ public final class Gate {
      * @throws InterruptedException if interrupted
      */
     public void awaitProcessed(int n) throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (processed.get() < n) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("only " + processed.get() + " of " + n + " processed");
-            }
-            Thread.sleep(2);
-        }
+        ActorTestKit.awaitAssert(Duration.ofSeconds(10), () -> assertThat(processed.get()).as("messages processed").isGreaterThanOrEqualTo(n));
     }
 }

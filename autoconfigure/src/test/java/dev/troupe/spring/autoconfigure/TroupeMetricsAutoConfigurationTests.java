@@ -28,6 +28,7 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import static dev.troupe.actor.testkit.ActorTestKit.awaitAssert;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TroupeMetricsAutoConfigurationTests {
@@ -58,7 +59,7 @@ class TroupeMetricsAutoConfigurationTests {
             }
             // An actor that stops while a message waits produces a dead letter 'stopped'.
             final ActorRef<String> doomed = system.spawn(Behaviors.stopped(), "doomed");
-            waitUntil(() -> system.metrics().liveActors() == 1);
+            awaitAssert(Duration.ofSeconds(10), () -> assertThat(system.metrics().liveActors()).isEqualTo(1));
             doomed.tell("too late");
 
             for (TroupeMeter meter : TroupeMeter.values()) {
@@ -96,7 +97,7 @@ class TroupeMetricsAutoConfigurationTests {
                 for (int i = 0; i < 5; i++) {
                     held.tell("m" + i);
                 }
-                waitUntil(() -> registry.get("troupe.mailbox.backlog").gauge().value() <= 4);
+                awaitAssert(Duration.ofSeconds(10), () -> assertThat(registry.get("troupe.mailbox.backlog").gauge().value()).isLessThanOrEqualTo(4));
                 assertThat(registry.get("troupe.mailbox.backlog").gauge().value()).isEqualTo(4.0);
             } finally {
                 gate.release(5);
@@ -172,7 +173,7 @@ class TroupeMetricsAutoConfigurationTests {
             assertThat(registry.find("troupe.mailbox.size").tag("actor", "audit").gauge()).isNotNull();
             assertThat(troupeMeterIds(registry)).hasSize(before.size() + 3);
             system.stop(tracked);
-            waitUntil(() -> system.metrics().liveActors() == 10_001);
+            awaitAssert(Duration.ofSeconds(10), () -> assertThat(system.metrics().liveActors()).isEqualTo(10_001));
             metrics.refresh();
             assertThat(troupeMeterIds(registry)).isEqualTo(before);
         });
@@ -186,16 +187,6 @@ class TroupeMetricsAutoConfigurationTests {
             }
         }
         return ids;
-    }
-
-    static void waitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 10 s");
-            }
-            Thread.sleep(5);
-        }
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -23,9 +23,11 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static dev.troupe.actor.testkit.ActorTestKit.awaitAssert;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Two application contexts talking over real sockets on 127.0.0.1. */
@@ -123,7 +125,7 @@ class TroupeRemoteAutoConfigurationTests {
                         for (int i = 0; i < 10; i++) {
                             ref.tell("hello " + i);
                         }
-                        waitUntil(() -> actors.received.get() == 10);
+                        awaitAssert(Duration.ofSeconds(15), () -> assertThat(actors.received.get()).isEqualTo(10));
 
                         final String peer = "a@127.0.0.1:" + port;
                         client.getBean(dev.troupe.spring.metrics.TroupeMetrics.class).refresh();
@@ -149,16 +151,6 @@ class TroupeRemoteAutoConfigurationTests {
                         assertThat(remote.peers().get(0).messagesSent()).isEqualTo(10);
                     });
             });
-    }
-
-    private static void waitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 15 s");
-            }
-            Thread.sleep(10);
-        }
     }
 
     @Configuration(proxyBeanMethods = false)

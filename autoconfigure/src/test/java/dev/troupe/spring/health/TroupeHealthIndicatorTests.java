@@ -15,9 +15,12 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static dev.troupe.actor.testkit.ActorTestKit.awaitAssert;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TroupeHealthIndicatorTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
 
     private final ActorSystem system = ActorSystem.create("health", ActorSystemSettings.builder()
         .defaultDispatcher(DispatcherSettings.of("default").withThreads(1)).daemonThreads(true).build());
@@ -65,10 +68,10 @@ class TroupeHealthIndicatorTests {
         final ActorRef<String> blocker = system.spawn(gate.behavior(), "blocker", Props.empty());
         final ActorRef<String> other = system.spawn(gate.behavior(), "other", Props.empty());
         blocker.tell("block the only thread");
-        waitUntil(() -> system.metrics().dispatchers().get(0).runs() > 0 || system.metrics().liveActors() == 2);
+        awaitAssert(WAIT, () -> assertThat(system.metrics().dispatchers().get(0).runs() > 0 || system.metrics().liveActors() == 2).isTrue());
         Thread.sleep(50);
         other.tell("waits for a thread");
-        waitUntil(() -> system.metrics().dispatchers().get(0).queuedActors() > 0);
+        awaitAssert(WAIT, () -> assertThat(system.metrics().dispatchers().get(0).queuedActors()).isPositive());
 
         assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
         clock.addAndGet(Duration.ofSeconds(4).toNanos());
@@ -80,7 +83,7 @@ class TroupeHealthIndicatorTests {
 
         gate.release(2);
         gate.awaitProcessed(2);
-        waitUntil(() -> system.metrics().dispatchers().get(0).queuedActors() == 0);
+        awaitAssert(WAIT, () -> assertThat(system.metrics().dispatchers().get(0).queuedActors()).isZero());
         assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
     }
 
@@ -90,7 +93,7 @@ class TroupeHealthIndicatorTests {
         final ActorRef<String> slow = system.spawn(gate.behavior(), "slow", Props.empty());
         slow.tell("hold the drain");
         slow.tell("still queued");
-        waitUntil(() -> system.metrics().dispatchers().get(0).runs() >= 0 && mailboxSize() == 1);
+        awaitAssert(WAIT, () -> assertThat(mailboxSize()).isEqualTo(1));
         system.shutdown(Duration.ofSeconds(5));
         assertThat(indicator.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
         gate.release(2);
@@ -106,15 +109,5 @@ class TroupeHealthIndicatorTests {
 
     private TroupeHealthIndicator indicator(long threshold, long recovery) {
         return new TroupeHealthIndicator(system, threshold, recovery, Duration.ofSeconds(5), clock::get);
-    }
-
-    private static void waitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 10 s");
-            }
-            Thread.sleep(2);
-        }
     }
 }
