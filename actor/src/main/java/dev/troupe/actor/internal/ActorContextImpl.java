@@ -7,6 +7,8 @@ import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Props;
 import dev.troupe.actor.TimerScheduler;
+import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.spi.BehaviorHost;
 import dev.troupe.actor.spi.InternalActorRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +31,7 @@ import java.util.function.Function;
  * <p>Actor thread only, like the interface says. Timers, adapters and the logger are created
  * on first use.
  */
-final class ActorContextImpl<T> implements ActorContext<T> {
+final class ActorContextImpl<T> implements ActorContext<T>, BehaviorHost<T> {
 
     private final ActorCell<T> cell;
     private final DeathWatch deathWatch;
@@ -45,6 +47,18 @@ final class ActorContextImpl<T> implements ActorContext<T> {
 
     void interpreter(BehaviorInterpreter<T> interpreter) {
         this.interpreter = interpreter;
+    }
+
+    // ---- BehaviorHost: what the interpreter asks of the actor ----
+
+    @Override
+    public ActorContext<T> context() {
+        return this;
+    }
+
+    @Override
+    public void unhandled(Object message) {
+        cell.runtime.deadLetters.publish(message, cell.path(), DeadLetterReason.UNHANDLED);
     }
 
     ActorCell<T> cell() {
@@ -164,7 +178,8 @@ final class ActorContextImpl<T> implements ActorContext<T> {
     }
 
     /** @return the actor's timers, created on first use */
-    TimerScheduler<T> timers() {
+    @Override
+    public TimerScheduler<T> timers() {
         TimerSchedulerImpl<T> t = timers;
         if (t == null) {
             t = new TimerSchedulerImpl<>(cell, cell.runtime.timers);

@@ -8,6 +8,8 @@ import dev.troupe.actor.Behavior;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.Props;
 import dev.troupe.actor.spi.ActorSystemSpi;
+import dev.troupe.actor.spi.BehaviorDriver;
+import dev.troupe.actor.spi.BehaviorHost;
 import dev.troupe.actor.spi.Cancellable;
 import dev.troupe.actor.spi.InternalActorRef;
 
@@ -351,6 +353,11 @@ public final class SystemRuntime implements ActorSystemSpi {
     @Override
     public void publishDeadLetter(Object message, ActorPath recipient, DeadLetterReason reason) {
         deadLetters.publish(message, recipient, reason);
+    }
+
+    @Override
+    public <T> BehaviorDriver<T> newBehaviorDriver(BehaviorHost<T> host, Behavior<T> behavior) {
+        return new BehaviorInterpreter<>(Objects.requireNonNull(host, "host"), Objects.requireNonNull(behavior, "behavior"));
     }
 
     @Override
