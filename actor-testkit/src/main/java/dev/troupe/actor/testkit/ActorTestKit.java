@@ -121,6 +121,7 @@ public final class ActorTestKit {
      */
     public void stop(ActorRef<?> ref) {
         final TestProbe<Object> probe = createTestProbe();
+        spawned.remove(ref);
         system.stop(ref);
         probe.expectTerminated(ref, TestProbe.DEFAULT_TIMEOUT);
     }
@@ -179,7 +180,11 @@ public final class ActorTestKit {
             final TestProbe<Object> probe = createTestProbe();
             ActorRef<?> ref;
             while ((ref = spawned.poll()) != null) {
-                system.stop(ref);
+                try {
+                    system.stop(ref);
+                } catch (IllegalArgumentException alreadyGone) {
+                    // it stopped by itself: the watch below answers at once
+                }
                 probe.expectTerminated(ref, timeout);
             }
             return;

@@ -29,6 +29,11 @@ class ActorTestKitTest {
             assertThat(kit.ownsSystem()).isFalse();
             final ActorRef<String> ours = kit.spawn(Behaviors.ignore(), "ours");
             final ActorRef<String> anonymous = kit.spawn(Behaviors.ignore());
+            final ActorRef<String> stopsItself = kit.spawn(Behaviors.receiveMessage(m -> Behaviors.stopped()));
+            final ActorRef<String> stoppedByTheTest = kit.spawn(Behaviors.ignore());
+            stopsItself.tell("stop");
+            kit.createTestProbe().expectTerminated(stopsItself);
+            kit.stop(stoppedByTheTest);
             final TestProbe<String> probe = kit.createTestProbe();
             kit.spawn(Behaviors.<String>receiveMessage(m -> {
                 probe.ref().tell(m);

@@ -256,8 +256,13 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
         final long start = beginSample(waitStart);
         // Logging context: once per turn, and only when an MDC adapter that keeps values is bound.
         final ActorMdc mdc = runtime.mdc;
+        ActorMdc.Previous mdcBefore = null;
         if (mdc != null) {
-            mdc.enter(thread, this);
+            if (thread != null) {
+                mdc.enter(thread, path);
+            } else {
+                mdcBefore = mdc.enterElsewhere(path);
+            }
         }
         int n = 0;
         if (!systemQueue.isEmpty()) {
@@ -270,8 +275,8 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
             drainToDeadLetters();
         }
         endTurn(thread, n, start, waitStart);
-        if (mdc != null && thread == null) {
-            ActorMdc.exit();
+        if (mdcBefore != null) {
+            mdcBefore.restore();
         }
         release();
         return n;

@@ -1,5 +1,6 @@
 package dev.troupe.actor.internal;
 
+import dev.troupe.actor.ActorPath;
 import org.slf4j.MDC;
 import org.slf4j.helpers.NOPMDCAdapter;
 import org.slf4j.spi.MDCAdapter;
@@ -19,8 +20,8 @@ import org.slf4j.spi.MDCAdapter;
  * (Logback's keeps a {@code HashMap} per thread: 64 bytes per turn for two keys), while
  * overwriting existing keys allocates nothing. Between two turns the thread runs only the
  * dispatcher's own code, which does not log. A turn that runs on a thread that is not a
- * dispatcher thread (a virtual-thread turn, a late message after shutdown) removes them when it
- * ends.
+ * dispatcher thread (a virtual-thread turn, a late system message after shutdown, which may run
+ * inline inside another actor's turn) puts back what was there before when it ends.
  */
 final class ActorMdc {
 
@@ -52,22 +53,52 @@ final class ActorMdc {
     }
 
     /**
-     * Puts the actor's entries at the start of its turn.
+     * Puts the actor's entries at the start of its turn on a dispatcher thread.
      *
-     * @param thread the dispatcher thread running the turn, or null
-     * @param cell the actor
+     * @param thread the dispatcher thread running the turn
+     * @param path the actor's path (its text is rendered once and kept)
      */
-    void enter(DispatcherThread thread, ActorCell<?> cell) {
+    void enter(DispatcherThread thread, ActorPath path) {
         MDC.put(SYSTEM, systemName);
-        MDC.put(PATH, cell.path().toString());
-        if (thread != null) {
-            thread.mdcSet = true;
-        }
+        MDC.put(PATH, path.toString());
+        thread.mdcSet = true;
     }
 
-    /** Removes the entries after a turn on a thread that is not a dispatcher thread. */
-    static void exit() {
-        clear();
+    /**
+     * Puts the actor's entries at the start of a turn on another thread (rare: allocates).
+     *
+     * @param path the actor's path
+     * @return what to put back when the turn ends
+     */
+    Previous enterElsewhere(ActorPath path) {
+        final Previous previous = new Previous(MDC.get(SYSTEM), MDC.get(PATH));
+        MDC.put(SYSTEM, systemName);
+        MDC.put(PATH, path.toString());
+        return previous;
+    }
+
+    /** The entries a turn off the dispatcher threads found, put back when it ends. */
+    static final class Previous {
+        private final String system;
+        private final String path;
+
+        Previous(String system, String path) {
+            this.system = system;
+            this.path = path;
+        }
+
+        void restore() {
+            restore(SYSTEM, system);
+            restore(PATH, path);
+        }
+
+        private static void restore(String key, String value) {
+            if (value == null) {
+                MDC.remove(key);
+            } else {
+                MDC.put(key, value);
+            }
+        }
     }
 
     /** Removes the entries: a dispatcher thread about to park, or a turn off the dispatcher threads. */
