@@ -29,7 +29,9 @@ public enum DeadLetterReason {
     /** The recipient's node is not reachable, or no actor lives at the recipient's path. */
     UNKNOWN_RECIPIENT("unknown-recipient"),
     /** The message could not be serialized or deserialized. */
-    SERIALIZATION_FAILED("serialization-failed");
+    SERIALIZATION_FAILED("serialization-failed"),
+    /** A router had no routees to send the message to. */
+    NO_ROUTEES("no-routees");
 
     private final String tag;
 
