@@ -50,7 +50,17 @@ final class VirtualDispatcher extends Dispatcher {
     private final AtomicLong delayed = new AtomicLong();
     private volatile boolean shutdown;
 
-    VirtualDispatcher(Object owner, String systemName, DispatcherSettings settings) {
+    /**
+     * @param owner the runtime whose actors run here
+     * @param systemName the system's name, for thread names
+     * @param settings the settings, of type virtual
+     * @return the dispatcher, typed as its base so that callers' verification does not load this class
+     */
+    static Dispatcher create(Object owner, String systemName, DispatcherSettings settings) {
+        return new VirtualDispatcher(owner, systemName, settings);
+    }
+
+    private VirtualDispatcher(Object owner, String systemName, DispatcherSettings settings) {
         super(owner, settings);
         this.maxTurns = settings.threads();
         this.threads = virtualThreadFactory("troupe-" + systemName + "-" + settings.name() + "-v");
