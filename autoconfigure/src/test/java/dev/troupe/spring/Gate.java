@@ -15,11 +15,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 public final class Gate {
 
     private final Semaphore permits = new Semaphore(0);
+    private final AtomicInteger entered = new AtomicInteger();
     private final AtomicInteger processed = new AtomicInteger();
 
     /** @return a behavior that waits (at most 30 s) for a permit per message */
     public Behavior<String> behavior() {
         return Behaviors.receiveMessage(msg -> {
+            entered.incrementAndGet();
             try {
                 permits.tryAcquire(30, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -28,6 +30,11 @@ public final class Gate {
             processed.incrementAndGet();
             return Behaviors.same();
         });
+    }
+
+    /** @return messages whose processing has begun (each then waits for its permit) */
+    public int entered() {
+        return entered.get();
     }
 
     /** @param n messages to let through */

@@ -7,9 +7,12 @@ import java.util.concurrent.locks.LockSupport;
 /** Retrying an assertion until it holds: the polling behind {@link TestProbe#awaitAssert}. */
 final class Await {
 
-    /** The first pause between tries; it doubles up to {@link #MAX_PAUSE_NANOS}. */
+    /**
+     * The first pause between tries; it doubles up to {@link #MAX_PAUSE_NANOS}. Short, so that a
+     * condition that holds only for a while (a counter at an exact value) is not missed.
+     */
     private static final long FIRST_PAUSE_NANOS = Duration.ofMillis(1).toNanos();
-    private static final long MAX_PAUSE_NANOS = Duration.ofMillis(100).toNanos();
+    private static final long MAX_PAUSE_NANOS = Duration.ofMillis(10).toNanos();
 
     private Await() {
     }

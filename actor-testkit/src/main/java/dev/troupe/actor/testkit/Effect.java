@@ -524,8 +524,8 @@ public abstract class Effect {
 
         /** @return what the asking behavior would receive if the ask timed out */
         public T adaptTimeout() {
-            return applyToResponse.apply(null, new AskTimeoutException(target.path(), timeout, "Ask timed out on [" + target.path()
-                + "] after [" + timeout.toMillis() + " ms]. Message of type [" + askMessage.getClass().getName() + "]."));
+            return applyToResponse.apply(null, new AskTimeoutException("Ask timed out on [" + target.path()
+                + "] after [" + timeout.toMillis() + " ms]. Message of type [" + askMessage.getClass().getName() + "].", target.path(), timeout));
         }
 
         T convert(Res response, Throwable failure) {

@@ -232,7 +232,7 @@ public final class TestProbe<T> {
     /**
      * Runs an assertion until it passes, for conditions no message announces (a counter
      * reaching a value, an actor being gone): retried while it throws, every few milliseconds at
-     * first and then up to every 100 ms, until {@code max} has passed; then its last failure is
+     * first and then every 10 ms, until {@code max} has passed; then its last failure is
      * thrown.
      *
      * @param max how long to keep trying

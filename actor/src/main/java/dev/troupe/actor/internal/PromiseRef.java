@@ -7,6 +7,7 @@ import dev.troupe.actor.AskTimeoutException;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.DeathWatchNotification;
 import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.actor.spi.SystemMessage;
 import dev.troupe.actor.spi.Watch;
 
@@ -24,7 +25,7 @@ import java.util.function.Function;
  * <p>An ask allocates this ref, its path, a future and a timer entry: asks are for the edges
  * of an actor system (a controller asking an actor), not for its hot paths.
  */
-public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R> {
+public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R>, PendingAsk {
 
     private final SystemRuntime runtime;
     private final ActorPath path;
@@ -34,6 +35,7 @@ public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R
     private final Class<R> replyClass;
     private final CompletableFuture<R> future = new CompletableFuture<>();
     private volatile Class<?> requestClass;
+    private volatile long deadlineNanos = Long.MAX_VALUE;
 
     private PromiseRef(SystemRuntime runtime, ActorRef<?> target, Duration timeout, Class<R> replyClass) {
         this.runtime = runtime;
@@ -80,7 +82,9 @@ public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R
             throw e;
         }
         promise.requestClass = request.getClass();
-        runtime.timers.schedule(promise, System.nanoTime() + timeout.toNanos());
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        promise.deadlineNanos = deadline;
+        runtime.timers.schedule(promise, deadline);
         target.tell(request);
         return promise;
     }
@@ -97,6 +101,26 @@ public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R
             throw new IllegalArgumentException(target + " does not belong to an actor system: use AskPattern.ask(target, createRequest, timeout, system)");
         }
         return (SystemRuntime) dev.troupe.actor.spi.ActorSystemSpi.of(system);
+    }
+
+    @Override
+    public long deadlineNanos() {
+        return deadlineNanos;
+    }
+
+    @Override
+    public boolean isPending() {
+        return !future.isDone();
+    }
+
+    @Override
+    public boolean fail(Throwable cause) {
+        if (future.completeExceptionally(cause)) {
+            runtime.unregisterTempRef(this);
+            runtime.timers.cancel(this);
+            return true;
+        }
+        return false;
     }
 
     /** @return the future the reply completes */
@@ -127,10 +151,10 @@ public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R
     @Override
     long fire(long now) {
         final Class<?> rc = requestClass;
-        future.completeExceptionally(new AskTimeoutException(target.path(), timeout, "Ask timed out on [" + target.path()
+        future.completeExceptionally(new AskTimeoutException("Ask timed out on [" + target.path()
             + "] after [" + timeout.toMillis() + " ms]. Message of type [" + (rc == null ? "unknown" : rc.getName())
-            + "]. A typical reason is that the recipient did not reply, or is not running."));
-        // Whether or not the timeout won (the caller may have completed the future itself), the ref is done.
+            + "]. A typical reason is that the recipient did not reply, or is not running.", target.path(), timeout));
+        // Whether or not the timeout won (the caller, or a transport through fail(), may have completed the future), the ref is done.
         runtime.unregisterTempRef(this);
         return -1;
     }

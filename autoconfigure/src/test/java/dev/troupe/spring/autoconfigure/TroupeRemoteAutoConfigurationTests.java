@@ -58,7 +58,7 @@ class TroupeRemoteAutoConfigurationTests {
     void runWhenEnabledWithoutSecretShouldFailNamingTheProperty() {
         runner.withPropertyValues("troupe.remote.enabled=true", "troupe.remote.bind-port=0").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure())).contains("troupe.remote.secret must be set");
+            assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure())).contains("RemoteSettings.Builder.secret");
         });
     }
 
@@ -81,7 +81,63 @@ class TroupeRemoteAutoConfigurationTests {
             .run(context -> {
                 assertThat(context).hasFailed();
                 assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
-                    .contains("troupe.remote.refs.far.peer must name one of troupe.remote.peers");
+                    .contains("troupe.remote.refs.far.peer: names the peer 'nowhere', which is not configured; no peer is configured");
+            });
+    }
+
+    /** A peer from a bean (as a {@code @ServiceConnection} container gives one), not from troupe.remote.peers. */
+    @Configuration(proxyBeanMethods = false)
+    static class ConnectedPeer {
+        @Bean
+        TroupeConnectionDetails farNode() {
+            return new TroupeConnectionDetails() {
+                @Override
+                public String peerName() {
+                    return "far";
+                }
+
+                @Override
+                public String address() {
+                    return "far@127.0.0.1:1";
+                }
+
+                @Override
+                public String secret() {
+                    return SECRET;
+                }
+            };
+        }
+    }
+
+    @Test
+    void connectionDetailsShouldTurnTheTransportOnWithTheirPeerAndSecret() {
+        runner.withUserConfiguration(ConnectedPeer.class)
+            .withPropertyValues("troupe.remote.bind-port=0", "troupe.remote.refs.orders.peer=far", "troupe.remote.refs.orders.path=/user/orders",
+                "troupe.remote.refs.orders.message-type=java.lang.String")
+            .run(context -> {
+                assertThat(context).hasNotFailed().hasSingleBean(RemoteTransport.class);
+                assertThat(context.getBean(RemoteTransport.class).settings().secret())
+                    .isEqualTo(SECRET.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                assertThat(((ActorRef<?>) context.getBean("orders")).path().toString()).isEqualTo("troupe://far@127.0.0.1:1/user/orders");
+                assertThat(context.getBean(TroupeConnectionDetails.class).actorPath("/user/orders"))
+                    .isEqualTo("troupe://far@127.0.0.1:1/user/orders");
+            });
+    }
+
+    @Test
+    void connectionDetailsShouldNotOverruleRemoteDisabled() {
+        runner.withUserConfiguration(ConnectedPeer.class).withPropertyValues("troupe.remote.enabled=false")
+            .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RemoteTransport.class));
+    }
+
+    @Test
+    void connectionDetailsWithAnotherSecretShouldFailNamingTheProperty() {
+        runner.withUserConfiguration(ConnectedPeer.class)
+            .withPropertyValues("troupe.remote.bind-port=0", "troupe.remote.secret=another-secret-of-enough-bytes")
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                    .contains("troupe.remote.secret: the peer 'far' (far@127.0.0.1:1) proves another secret than troupe.remote.secret");
             });
     }
 
@@ -98,7 +154,7 @@ class TroupeRemoteAutoConfigurationTests {
             .run(context -> {
                 assertThat(context).hasFailed();
                 assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
-                    .contains("troupe.remote.refs.far.message-type: no serializer handles " + Unregistered.class.getName());
+                    .contains("(troupe.remote.refs.far.message-type), but no serializer handles " + Unregistered.class.getName());
             });
     }
 

@@ -17,19 +17,31 @@ import org.testcontainers.utility.DockerImageName;
 
 /**
  * A Troupe node (any Spring Boot application built with the Troupe starter) in a container, for a
- * test that talks to it over the remote transport:
+ * test that talks to it over the remote transport. In a {@code @SpringBootTest}, {@code @ServiceConnection}
+ * makes it a peer of the test's own node (named {@link #withPeerName(String) peerName}, the system
+ * name by default, with the container's secret), so a remote ref can name it:
  *
  * <pre>{@code
- * @Container
- * static TroupeNodeContainer inventory = new TroupeNodeContainer("acme/inventory:latest")
- *         .withSystemName("inventory")
- *         .withSecret(SECRET);
+ * @SpringBootTest(properties = {
+ *     "troupe.remote.bind-port=0",
+ *     "troupe.remote.refs.inventory.peer=inventory",
+ *     "troupe.remote.refs.inventory.path=/user/inventory",
+ *     "troupe.remote.refs.inventory.message-type=com.acme.Inventory$Command"})
+ * @Testcontainers
+ * class InventoryTests {
+ *     @Container
+ *     @ServiceConnection
+ *     static TroupeNodeContainer inventory = new TroupeNodeContainer("acme/inventory:latest")
+ *             .withSystemName("inventory")
+ *             .withSecret(SECRET);
  *
- * // in the test: a local system with the same secret and the serializers of the messages
- * RemoteTransport remote = RemoteTransport.start(system, RemoteSettings.builder()
- *         .bindHost("127.0.0.1").bindPort(0).secret(SECRET).serializers(registry).build());
- * ActorRef<Inventory.Command> ref = remote.actorRef(inventory.actorPath("inventory"), Inventory.Command.class);
+ *     @Autowired
+ *     ActorRef<Inventory.Command> inventoryRef;   // the remote actor in the container
+ * }
  * }</pre>
+ *
+ * <p>Without Spring, a test starts its own transport with the same secret and the serializers of the
+ * messages, and resolves {@link #actorPath(String)} through it.
  *
  * <p>The remote transport connects in both directions (each node opens its own outbound connection
  * for what it sends, replies included), so the test's node must reach the container's and the
@@ -53,6 +65,7 @@ public class TroupeNodeContainer extends GenericContainer<TroupeNodeContainer> {
     private final int httpPort = freePort();
     private final int remotePort = freePort();
     private String systemName = "troupe";
+    private String peerName;
     private String secret;
     private Duration startupTimeout = Duration.ofMinutes(3);
 
@@ -77,6 +90,16 @@ public class TroupeNodeContainer extends GenericContainer<TroupeNodeContainer> {
      */
     public TroupeNodeContainer withSystemName(String name) {
         this.systemName = Objects.requireNonNull(name, "name");
+        return self();
+    }
+
+    /**
+     * @param name the name under which a {@code @ServiceConnection} makes the node a peer of the test's
+     *        node, for {@code troupe.remote.refs.<bean>.peer} (the system name by default)
+     * @return this container
+     */
+    public TroupeNodeContainer withPeerName(String name) {
+        this.peerName = Objects.requireNonNull(name, "name");
         return self();
     }
 
@@ -120,6 +143,16 @@ public class TroupeNodeContainer extends GenericContainer<TroupeNodeContainer> {
     /** @return the actor system's name */
     public String getSystemName() {
         return systemName;
+    }
+
+    /** @return the peer name a {@code @ServiceConnection} gives the node: {@link #withPeerName(String)}, else the system name */
+    public String getPeerName() {
+        return peerName != null ? peerName : systemName;
+    }
+
+    /** @return the shared secret the node proves in the handshake */
+    public String getSecret() {
+        return secret;
     }
 
     /** @return the port of the node's remote transport, on 127.0.0.1 */
