@@ -97,15 +97,34 @@ public final class EntityRef<M> {
 
     /**
      * Asks the entity: the message carries a reply-to ref, the first reply completes the stage.
-     * Allocates the reply ref, a future and a timer entry, as any ask.
+     * Allocates the reply ref, a future and a timer entry, as any ask. Java infers the reply type
+     * from an assignment target or a method reference ({@code sku.ask(GetStock::new, timeout)});
+     * in a {@code thenApply} chain after a lambda, name the reply class with
+     * {@link #ask(Class, Function, Duration)}. Inside an actor, hand the stage to
+     * {@code ctx.pipeToSelf}.
      *
-     * @param messageFactory builds the request around the reply-to ref
-     * @param timeout how long to wait
+     * @param createRequest builds the request around the reply-to ref
+     * @param timeout how long to wait, positive
      * @param <Res> the reply type
      * @return completes with the reply, or fails with {@code AskTimeoutException}
      */
-    public <Res> CompletionStage<Res> ask(Function<ActorRef<Res>, M> messageFactory, Duration timeout) {
-        return AskPattern.ask(asActorRef(), messageFactory, timeout, region.system);
+    public <Res> CompletionStage<Res> ask(Function<ActorRef<Res>, M> createRequest, Duration timeout) {
+        return AskPattern.ask(asActorRef(), createRequest, timeout, region.system);
+    }
+
+    /**
+     * Asks the entity and checks the reply's class, which also lets Java infer the stage's type
+     * whatever the request factory is.
+     *
+     * @param replyClass the class of the reply
+     * @param createRequest builds the request around the reply-to ref
+     * @param timeout how long to wait, positive
+     * @param <Res> the reply type
+     * @return completes with the reply, fails with {@code AskTimeoutException}, or with a
+     *         {@link ClassCastException} if the reply is not a {@code replyClass}
+     */
+    public <Res> CompletionStage<Res> ask(Class<Res> replyClass, Function<ActorRef<Res>, M> createRequest, Duration timeout) {
+        return AskPattern.ask(asActorRef(), replyClass, createRequest, timeout, region.system);
     }
 
     /** @return the entity's id */

@@ -24,6 +24,10 @@ class ShardingTest {
             }
             final Long count = ref.<Long>ask(Counter.Get::new, Duration.ofSeconds(5)).toCompletableFuture().get(10, TimeUnit.SECONDS);
             assertThat(count).isEqualTo(10L);
+            // With the reply class, a chain infers the type after a lambda.
+            final long next = ref.ask(Long.class, replyTo -> new Counter.Get(replyTo), Duration.ofSeconds(5))
+                .thenApply(n -> n + 1).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertThat(next).isEqualTo(11L);
             assertThat(ledger.live()).containsEntry("a-1", "n0");
             assertThat(s.metrics(Counter.KEY).entitiesStarted()).isEqualTo(1);
             assertThat(ledger.audit(10)).isEmpty();
