@@ -67,7 +67,7 @@ public final class EntityRef<M> {
             }
         }
         region.viaRegion.incrementAndGet(shard);
-        region.region.tell(new LocalEnvelope(entityId, message));
+        region.region.tell(new LocalEnvelope(entityId, shard, message));
     }
 
     private void deliver(EntitySlot s, Object message) {

@@ -20,7 +20,9 @@ import java.util.ArrayDeque;
  * That is what makes one hop (entity ref to entity) safe against passivation and hand-off
  * without a lock and without an envelope. Senders that find the gate closed take the slow path.
  *
- * <p>Many senders, one region thread. The fields below the gate are the region's own.
+ * <p>Many senders, one region thread. The fields below the gate are the region's own. What only
+ * an entity being stopped needs lives in a {@link Stopping}, made when the gate closes, so a
+ * running entity's slot is 48 bytes.
  */
 final class EntitySlot {
 
@@ -40,33 +42,47 @@ final class EntitySlot {
         }
     }
 
+    /**
+     * An entity being stopped: made by the region when it closes the gate, and told to the region
+     * as the drained signal. Region thread only, but for {@link #region}, read by the completer.
+     */
+    static final class Stopping {
+        final EntitySlot slot;
+        /** Where the drained signal goes; null when the entity is already dead (no signal). */
+        final ActorRef<Object> region;
+        final long closedAtNanos;
+        /** Messages that reached the region while the gate was closed, for the entity's next incarnation or the shard's new owner. */
+        ArrayDeque<Object> pending;
+        boolean forcedStop;
+        boolean terminated;
+
+        Stopping(EntitySlot slot, ActorRef<Object> region, long closedAtNanos) {
+            this.slot = slot;
+            this.region = region;
+            this.closedAtNanos = closedAtNanos;
+        }
+    }
+
     final String entityId;
     final int shard;
     final ActorRef<Object> ref;
-    private final ActorRef<Object> region;
     @SuppressWarnings("unused") // through STATE
     private volatile int state;
     /** When a message last reached the entity: nanoTime (exact with an active-entity limit) or the region's clock. Opaque. */
     @SuppressWarnings("unused") // through LAST_USE
     private long lastUse;
-    /** What to tell the region once the gate is drained; written before the CLOSED bit, so every completer sees it. */
-    private Object drainedSignal;
+    /** Null while the entity runs; written before the CLOSED bit, so every completer sees it. */
+    Stopping stopping;
 
     // ---- region thread only ----
     /** The shard's list of entities. */
     EntitySlot prev;
     EntitySlot next;
-    /** Messages that reached the region while the gate was closed, for the entity's next incarnation or the shard's new owner. */
-    ArrayDeque<Object> pending;
-    long closedAtNanos;
-    boolean forcedStop;
-    boolean terminated;
 
-    EntitySlot(String entityId, int shard, ActorRef<Object> ref, ActorRef<Object> region, long now) {
+    EntitySlot(String entityId, int shard, ActorRef<Object> ref, long now) {
         this.entityId = entityId;
         this.shard = shard;
         this.ref = ref;
-        this.region = region;
         LAST_USE.setOpaque(this, now);
     }
 
@@ -93,30 +109,36 @@ final class EntitySlot {
     }
 
     /**
-     * Region thread: closes the gate. Once every sender inside has left, {@code signal} is told to
-     * the region, exactly once.
+     * Region thread: closes the gate. Once every sender inside has left, the {@link Stopping} is
+     * told to its region, exactly once.
      *
-     * @param signal the drained message
+     * @param region where the drained signal goes
+     * @param now the region's clock
+     * @return the stopping record
      */
-    void close(Object signal) {
-        drainedSignal = signal;
+    Stopping close(ActorRef<Object> region, long now) {
+        final Stopping st = new Stopping(this, region, now);
+        stopping = st;
         final int s = (int) STATE.getAndAdd(this, CLOSED);
         if ((s & COUNT) == 0) {
             complete();
         }
+        return st;
     }
 
     /** Region thread: the entity stopped by itself while the gate was open; close it without a drained signal. */
-    void closeDead() {
-        drainedSignal = null;
+    Stopping closeDead(long now) {
+        final Stopping st = new Stopping(this, null, now);
+        stopping = st;
         STATE.getAndAdd(this, CLOSED | DONE);
+        return st;
     }
 
     private void complete() {
         if (STATE.compareAndSet(this, CLOSED, CLOSED | DONE)) {
-            final Object signal = drainedSignal;
-            if (signal != null) {
-                region.tell(signal);
+            final Stopping st = stopping;
+            if (st != null && st.region != null) {
+                st.region.tell(st);
             }
         }
     }

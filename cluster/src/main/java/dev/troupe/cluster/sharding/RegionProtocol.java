@@ -42,9 +42,10 @@ final class RegionProtocol {
      * mailbox, the next told straight to the slot just published). Never leaves the node.
      *
      * @param entityId the entity
+     * @param shard its shard, as the entity ref computed it (the count to release is that shard's)
      * @param message the entity's message
      */
-    record LocalEnvelope(String entityId, Object message) {
+    record LocalEnvelope(String entityId, int shard, Object message) {
     }
 
     /**
@@ -91,10 +92,6 @@ final class RegionProtocol {
      * @param from the node that sees the leave
      */
     record LeavingSeen(Address from) {
-    }
-
-    /** The gate of an entity's slot is drained: every direct message is in its mailbox. */
-    record Drained(EntitySlot slot) {
     }
 
     /** The cluster is leaving: hand off every shard, then complete the future. */

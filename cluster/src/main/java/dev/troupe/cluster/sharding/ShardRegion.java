@@ -20,7 +20,6 @@ import dev.troupe.cluster.MemberStatus;
 import dev.troupe.cluster.Receptionist;
 import dev.troupe.cluster.ServiceKey;
 import dev.troupe.cluster.sharding.RegionProtocol.AcquireShards;
-import dev.troupe.cluster.sharding.RegionProtocol.Drained;
 import dev.troupe.cluster.sharding.RegionProtocol.EntityEnvelope;
 import dev.troupe.cluster.sharding.RegionProtocol.LeaveRequested;
 import dev.troupe.cluster.sharding.RegionProtocol.Leaving;
@@ -227,18 +226,13 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
             return this;
         }
         if (msg instanceof LocalEnvelope local) {
-            final int shard = shardOf(local.entityId());
-            if (shard < 0) {
-                deadLetters.publish(local.message(), self.path(), DeadLetterReason.UNHANDLED);
-            } else {
-                route(local.entityId(), shard, local.message(), 0, local);
-            }
+            route(local.entityId(), local.shard(), local.message(), 0, local);
             return this;
         }
         if (msg instanceof EntitySlot slot) {
             onTerminated(slot);
-        } else if (msg instanceof Drained d) {
-            onDrained(d.slot());
+        } else if (msg instanceof EntitySlot.Stopping st) {
+            onDrained(st);
         } else if (msg instanceof ClusterEvent) {
             onView();
         } else if (msg instanceof Receptionist.Listing listing) {
@@ -342,7 +336,7 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
             default -> {
                 final ActorRef<Object> to = forwardTarget(shard);
                 if (to != null && hops < maxHops && (sh.buffer == null || sh.buffer.isEmpty())) {
-                    forward(to, id, m, hops, item);
+                    forward(to, id, shard, m, hops, item);
                 } else if (hops >= maxHops) {
                     // The views disagree in a loop: wait here for the view to change, then start counting again.
                     hold(sh, id, m, 0, null, DeadLetterReason.SHARD_UNAVAILABLE);
@@ -360,8 +354,7 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
     /** Re-routes a held item. */
     private void reroute(Object item) {
         if (item instanceof LocalEnvelope l) {
-            final int shard = shardOf(l.entityId());
-            route(l.entityId(), shard, l.message(), 0, l);
+            route(l.entityId(), l.shard(), l.message(), 0, l);
         } else {
             final EntityEnvelope e = (EntityEnvelope) item;
             route(e.entityId(), shardOf(e.entityId()), e.message(), e.hops(), e);
@@ -402,10 +395,10 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
         }
     }
 
-    private void forward(ActorRef<Object> to, String id, Object m, int hops, Object item) {
+    private void forward(ActorRef<Object> to, String id, int shard, Object m, int hops, Object item) {
         to.tell(new EntityEnvelope(id, m, hops + 1));
         handle.forwarded++;
-        placed(item, shardOf(id));
+        placed(item, shard);
     }
 
     private static Object envelope(String id, Object m, int hops, Object item) {
@@ -432,10 +425,11 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
             deadLetter(m, item, slot.shard, DeadLetterReason.HANDOFF_BUFFER_FULL);
             return;
         }
-        if (slot.pending == null) {
-            slot.pending = new ArrayDeque<>();
+        final EntitySlot.Stopping st = slot.stopping;
+        if (st.pending == null) {
+            st.pending = new ArrayDeque<>();
         }
-        slot.pending.add(envelope(id, m, 0, item));
+        st.pending.add(envelope(id, m, 0, item));
         bufferedAdded();
     }
 
@@ -490,7 +484,7 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
             LOG.log(System.Logger.Level.WARNING, "entity '" + id + "' of " + typeKey.name() + " could not start: " + e, e);
             return null;
         }
-        final EntitySlot slot = new EntitySlot(id, sh.id, ref, self, handle.now());
+        final EntitySlot slot = new EntitySlot(id, sh.id, ref, handle.now());
         // The slot itself is the termination message: nothing more to allocate per entity.
         ctx.watchWith(ref, slot);
         slot.next = sh.head;
@@ -507,10 +501,9 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
 
     /** Closes an open slot: its entity gets the stop message once every direct message is in its mailbox. */
     private void closeSlot(EntitySlot slot, long now) {
-        slot.closedAtNanos = now;
         openEntities--;
         handle.activeEntities = openEntities;
-        slot.close(new Drained(slot));
+        slot.close(self, now);
     }
 
     private void passivate(EntitySlot slot, long now) {
@@ -518,8 +511,9 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
         closeSlot(slot, now);
     }
 
-    private void onDrained(EntitySlot slot) {
-        if (slot.terminated) {
+    private void onDrained(EntitySlot.Stopping st) {
+        final EntitySlot slot = st.slot;
+        if (st.terminated) {
             return;
         }
         if (stopMessage != null) {
@@ -538,13 +532,16 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
     }
 
     private void onTerminated(EntitySlot slot) {
-        slot.terminated = true;
+        final EntitySlot.Stopping st;
         if (slot.isOpen()) {
             // It stopped by itself. Messages told to it meanwhile were dead letters (stopped); the next starts it again.
-            slot.closeDead();
+            st = slot.closeDead(System.nanoTime());
             openEntities--;
             handle.activeEntities = openEntities;
+        } else {
+            st = slot.stopping;
         }
+        st.terminated = true;
         handle.entities.remove(slot.entityId, slot);
         final Shard sh = shards[slot.shard];
         if (slot.prev != null) {
@@ -557,8 +554,8 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
         }
         slot.prev = null;
         slot.next = null;
-        final ArrayDeque<Object> pending = slot.pending;
-        slot.pending = null;
+        final ArrayDeque<Object> pending = st.pending;
+        st.pending = null;
         if (pending != null) {
             // In order, before anything newer: a new incarnation here, or the shard's buffer while it moves.
             for (Object item : pending) {
@@ -919,10 +916,10 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
         while ((item = held.poll()) != null) {
             bufferedRemoved();
             if (item instanceof LocalEnvelope l) {
-                forward(to, l.entityId(), l.message(), 0, l);
+                forward(to, l.entityId(), sh.id, l.message(), 0, l);
             } else {
                 final EntityEnvelope e = (EntityEnvelope) item;
-                forward(to, e.entityId(), e.message(), Math.min(e.hops(), maxHops - 1), e);
+                forward(to, e.entityId(), sh.id, e.message(), Math.min(e.hops(), maxHops - 1), e);
             }
         }
     }
@@ -989,9 +986,9 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
                     if (idleNanos > 0 && sh.state == HOSTING && now - s.lastUse() >= idleThresholdNanos) {
                         passivate(s, now);
                     }
-                } else if (!s.forcedStop && now - s.closedAtNanos >= handOffTimeoutNanos) {
+                } else if (!s.stopping.forcedStop && now - s.stopping.closedAtNanos >= handOffTimeoutNanos) {
                     // It did not stop on its stop message in time: stop it now (its mailbox goes to dead letters).
-                    s.forcedStop = true;
+                    s.stopping.forcedStop = true;
                     LOG.log(System.Logger.Level.WARNING, "entity '" + s.entityId + "' of " + typeKey.name()
                         + " did not stop within " + Duration.ofNanos(handOffTimeoutNanos) + " of its stop message; stopping it");
                     stopEntity(s);
@@ -1108,11 +1105,11 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
                 sh.buffer = null;
             }
             for (EntitySlot s = sh.head; s != null; s = s.next) {
-                if (s.pending != null) {
-                    for (Object item : s.pending) {
+                if (s.stopping != null && s.stopping.pending != null) {
+                    for (Object item : s.stopping.pending) {
                         deadLetter(messageOf(item), item, sh.id, reason);
                     }
-                    s.pending = null;
+                    s.stopping.pending = null;
                 }
             }
             handle.routes.set(sh.id, null);
