@@ -26,8 +26,10 @@ import java.util.function.Function;
  * its shard is computed once, when the ref is made). When it runs on another node, the message
  * goes to that node's shard region in one envelope (what the transport carries). Otherwise
  * (the entity is not started, its shard is moving, its owner is unreachable) it goes to this
- * node's region, which starts, holds or forwards it. Messages from one sender arrive in order
- * while the entity stays where it is.
+ * node's region, which starts, holds or forwards it; while any message of this node for the
+ * shard is still on that path, later ones follow it there, so one sender's messages arrive in
+ * order, also while the entity starts, passivates or moves (see docs/sharding.md for the one
+ * exception, a shard moving while messages were already on their way to its old owner).
  *
  * @param <M> the entity's message type
  */
