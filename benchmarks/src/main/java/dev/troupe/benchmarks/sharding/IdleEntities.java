@@ -137,7 +137,7 @@ public final class IdleEntities {
                 if (sharding.metrics(KEY).activeEntities() != WARMUP + entities) {
                     throw new IllegalStateException("expected " + (WARMUP + entities) + " entities, the region has " + sharding.metrics(KEY).activeEntities());
                 }
-                return new double[] {(double) (after - before) / entities, entities / ((t1 - t0) / 1e9), ids.length + warm.length};
+                return new double[] {(double) (after - before) / entities, entities / ((t1 - t0) / 1e9), STARTED.get()};
             }
         }
     }
@@ -176,7 +176,7 @@ public final class IdleEntities {
                 awaitStarted(entities);
                 final long t1 = System.nanoTime();
                 final long after = usedHeapAfterGc();
-                return new double[] {(double) (after - before) / entities, entities / ((t1 - t0) / 1e9), ids.length + warm.length};
+                return new double[] {(double) (after - before) / entities, entities / ((t1 - t0) / 1e9), STARTED.get()};
             }
         }
     }
