@@ -220,6 +220,17 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
 
     @Override
     public Behavior<Object> receive(ActorContext<Object> c, Object msg) {
+        try {
+            return dispatch(msg);
+        } catch (RuntimeException e) {
+            // User code is guarded where it runs (factory, extractor); this is a bug here. Stopping
+            // the region would stop every entity of the node, so it is logged and the region goes on.
+            LOG.log(System.Logger.Level.ERROR, "shard region of " + typeKey.name() + " failed on " + msg.getClass().getName(), e);
+            return this;
+        }
+    }
+
+    private Behavior<Object> dispatch(Object msg) {
         // Most frequent first: messages for entities, from other nodes and from entity refs.
         if (msg instanceof EntityEnvelope env) {
             onEnvelope(env);
