@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * node's region, by direct ref, without serialization; Troupe only, because Pekko's nodes in one
  * JVM would talk over loopback TCP: the three-node comparison over the network comes with the
  * remote transport). Each run warms up with two rounds of a quarter of the messages, then
- * measures one round.
+ * measures one round: messages per second, and the bytes every thread of the JVM allocated
+ * during it per message ({@code com.sun.management.ThreadMXBean#getTotalThreadAllocatedBytes}).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.troupe.benchmarks.sharding.ShardedMessaging \
@@ -60,7 +61,7 @@ public final class ShardedMessaging {
             final int messages = Integer.parseInt(args[7]);
             final double rate = system.equals("troupe") ? TroupeSide.run(mode, layout, entities, senders, window, messages)
                 : PekkoSide.run(mode, entities, senders, window, messages);
-            System.out.println("RESULT " + rate);
+            System.out.println("RESULT " + rate + " " + LAST_BYTES_PER_MESSAGE[0]);
             System.exit(0);
         }
         List<String> modes = List.of("tell", "ask");
@@ -93,33 +94,43 @@ public final class ShardedMessaging {
         }
         System.out.printf(Locale.ROOT, "Sharded messaging, layout %s: %,d entities, %d senders x window %d, %,d messages per run, %d runs, %d processors, %s%n",
             layout, entities, senders, window, messages, runs, Runtime.getRuntime().availableProcessors(), System.getProperty("java.runtime.version"));
-        final StringBuilder table = new StringBuilder("\n| mode | system | messages/s (median) |\n|---|---|---|\n");
+        final StringBuilder table = new StringBuilder("\n| mode | system | messages/s (median) | B/message, all threads (median) |\n|---|---|---|---|\n");
         for (String mode : modes) {
             final double[][] rates = new double[used.size()][runs];
+            final double[][] bytes = new double[used.size()][runs];
             for (int run = 0; run < runs; run++) {
                 for (int k = 0; k < used.size(); k++) {
                     final int s = run % 2 == 0 ? k : used.size() - 1 - k;
-                    final double r = Forks.run(ShardedMessaging.class, "2g", List.of(used.get(s), mode, layout,
-                        Integer.toString(entities), Integer.toString(senders), Integer.toString(window), Integer.toString(messages)))[0];
-                    rates[s][run] = r;
-                    System.out.printf(Locale.ROOT, "  %-4s run %d %-6s %,14.0f messages/s%n", mode, run + 1, used.get(s), r);
+                    final double[] r = Forks.run(ShardedMessaging.class, "2g", List.of(used.get(s), mode, layout,
+                        Integer.toString(entities), Integer.toString(senders), Integer.toString(window), Integer.toString(messages)));
+                    rates[s][run] = r[0];
+                    bytes[s][run] = r[1];
+                    System.out.printf(Locale.ROOT, "  %-4s run %d %-6s %,14.0f messages/s %9.1f B/message%n", mode, run + 1, used.get(s), r[0], r[1]);
                 }
             }
             for (int s = 0; s < used.size(); s++) {
-                table.append(String.format(Locale.ROOT, "| %s | %s | %,.0f |%n", mode, used.get(s), Forks.median(rates[s])));
+                table.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %.1f |%n", mode, used.get(s), Forks.median(rates[s]), Forks.median(bytes[s])));
             }
         }
         System.out.print(table);
     }
 
-    /** Runs the warm-up rounds and the measured one; returns messages per second. */
+    private static final com.sun.management.ThreadMXBean THREADS =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    /** The measured round's bytes per message, for the child's RESULT line. */
+    static final double[] LAST_BYTES_PER_MESSAGE = new double[1];
+
+    /** Runs the warm-up rounds and the measured one; returns messages per second (and keeps the bytes per message). */
     private static double rounds(int messages, RoundRunner runner) throws Exception {
         for (int i = 0; i < 2; i++) {
             runner.run(messages / 4);
         }
+        final long b0 = THREADS.getTotalThreadAllocatedBytes();
         final long t0 = System.nanoTime();
         runner.run(messages);
-        return messages / ((System.nanoTime() - t0) / 1e9);
+        final long t1 = System.nanoTime();
+        LAST_BYTES_PER_MESSAGE[0] = (double) (THREADS.getTotalThreadAllocatedBytes() - b0) / messages;
+        return messages / ((t1 - t0) / 1e9);
     }
 
     @FunctionalInterface

@@ -8,7 +8,6 @@ import dev.troupe.cluster.testkit.MutableDiscovery;
 
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

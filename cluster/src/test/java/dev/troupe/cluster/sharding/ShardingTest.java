@@ -1,6 +1,5 @@
 package dev.troupe.cluster.sharding;
 
-import dev.troupe.cluster.testkit.Await;
 
 import org.junit.jupiter.api.Test;
 
