@@ -217,6 +217,8 @@ public final class ActorPath implements Comparable<ActorPath> {
     /**
      * @param childName the child's name
      * @return the path of a child of this path, with uid 0
+     * @throws InvalidActorNameException if the name is empty or contains '/', '@', '#', '?',
+     *         whitespace or a control character
      */
     public ActorPath child(String childName) {
         return new ActorPath(address, this, validateElement(childName), 0);
@@ -226,6 +228,8 @@ public final class ActorPath implements Comparable<ActorPath> {
      * @param childName the child's name
      * @param childUid the incarnation id of the child
      * @return the path of a child of this path
+     * @throws InvalidActorNameException if the name is empty or contains '/', '@', '#', '?',
+     *         whitespace or a control character
      */
     public ActorPath child(String childName, long childUid) {
         return new ActorPath(address, this, validateElement(childName), childUid);
@@ -365,10 +369,10 @@ public final class ActorPath implements Comparable<ActorPath> {
         return system;
     }
 
-    static String validateElement(String element) {
+    private static String validateElement(String element) {
         final String problem = elementProblem(element);
         if (problem != null) {
-            throw new IllegalArgumentException(problem);
+            throw new InvalidActorNameException(problem);
         }
         return element;
     }

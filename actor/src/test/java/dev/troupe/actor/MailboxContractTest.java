@@ -1,8 +1,6 @@
 package dev.troupe.actor;
 
-import dev.troupe.actor.internal.BoundedMailbox;
 import dev.troupe.actor.internal.Mailbox;
-import dev.troupe.actor.internal.UnboundedMailbox;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -18,9 +16,9 @@ class MailboxContractTest {
 
     static Stream<Arguments> mailboxes() {
         return Stream.of(
-            Arguments.of("unbounded(8)", (Supplier<Mailbox>) () -> new UnboundedMailbox(8)),
-            Arguments.of("unbounded(64)", (Supplier<Mailbox>) () -> new UnboundedMailbox(64)),
-            Arguments.of("bounded(1 << 20)", (Supplier<Mailbox>) () -> new BoundedMailbox(1 << 20)));
+            Arguments.of("unbounded(8)", (Supplier<Mailbox>) () -> Mailbox.unbounded(8)),
+            Arguments.of("unbounded(64)", (Supplier<Mailbox>) () -> Mailbox.unbounded(64)),
+            Arguments.of("bounded(1 << 20)", (Supplier<Mailbox>) () -> Mailbox.bounded(1 << 20, 16)));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -88,7 +86,7 @@ class MailboxContractTest {
     @ParameterizedTest(name = "capacity {0}")
     @org.junit.jupiter.params.provider.ValueSource(ints = {1, 3, 16, 100})
     void boundedMailboxHoldsExactlyItsCapacity(int capacity) {
-        final Mailbox mb = new BoundedMailbox(capacity);
+        final Mailbox mb = Mailbox.bounded(capacity, 16);
         for (int i = 0; i < capacity; i++) {
             assertThat(mb.offer(i)).isTrue();
         }

@@ -16,30 +16,41 @@ import dev.troupe.actor.spi.Unwatch;
 import dev.troupe.actor.spi.Watch;
 
 /**
- * The actor-thread side of a cell: it owns the behavior interpreter, the death watch and the
- * context, receives the system messages (each dispatches itself here) and drives the lifecycle
- * state machine of {@link ActorCell}: start, failure and supervision, restart, stop.
+ * The actor-thread side of a cell: on top of the behavior interpreter it extends, it owns the
+ * death watch and the context, receives the system messages (each dispatches itself here) and
+ * drives the lifecycle state machine of {@link ActorCell}: start, failure and supervision,
+ * restart, stop.
  *
  * <p>Actor thread only: the cell's turn loop is the only caller, and the cell's scheduling
- * status makes that thread exclusive.
+ * status makes that thread exclusive. The death watch is created when the actor first watches
+ * or is watched.
  */
-final class ActorLifecycle<T> implements SystemMessageHandler {
+final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMessageHandler {
 
     private static final System.Logger LOG = System.getLogger(ActorCell.class.getName());
 
     private final ActorCell<T> cell;
-    private final ActorContextImpl<T> context;
-    private final BehaviorInterpreter<T> interpreter;
-    private final DeathWatch deathWatch;
+    /** Created on first use. */
+    private DeathWatch deathWatch;
     /** Why the actor is stopping, or null for a normal stop; told to its watchers. */
     private Throwable failureCause;
 
     ActorLifecycle(ActorCell<T> cell, Behavior<T> initialBehavior) {
+        super(initialBehavior);
         this.cell = cell;
-        this.deathWatch = new DeathWatch(cell);
-        this.context = new ActorContextImpl<>(cell, deathWatch);
-        this.interpreter = new BehaviorInterpreter<>(context, initialBehavior);
-        context.interpreter(interpreter);
+        final ActorContextImpl<T> ctx = new ActorContextImpl<>(cell);
+        this.context = ctx;
+        ctx.interpreter(this);
+    }
+
+    /** @return the death watch, created on first use */
+    DeathWatch deathWatch() {
+        DeathWatch d = deathWatch;
+        if (d == null) {
+            d = new DeathWatch(cell);
+            deathWatch = d;
+        }
+        return d;
     }
 
     // =====================================================================================
@@ -57,7 +68,7 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
         try {
             if (m instanceof InternalMessage) {
                 ((InternalMessage) m).deliver(this);
-            } else if (interpreter.receive((T) m)) {
+            } else if (receive((T) m)) {
                 stop(null);
             }
         } catch (Throwable t) {
@@ -73,7 +84,7 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
      */
     @SuppressWarnings("unchecked")
     void receiveUserMessage(Object m) throws Exception {
-        if (interpreter.receive((T) m)) {
+        if (receive((T) m)) {
             stop(null);
         }
     }
@@ -94,15 +105,15 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
     @Override
     public void onWatch(Watch watch) {
         if (cell.isDead()) {
-            deathWatch.answerWhenDead(watch);
+            DeathWatch.answerWhenDead(cell, watch);
         } else {
-            deathWatch.onWatch(watch);
+            deathWatch().onWatch(watch);
         }
     }
 
     @Override
     public void onUnwatch(Unwatch unwatch) {
-        if (!cell.isDead()) {
+        if (!cell.isDead() && deathWatch != null) {
             deathWatch.onUnwatch(unwatch);
         }
     }
@@ -125,7 +136,7 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
         if (cell.state() >= ActorCell.TERMINATING) {
             return;
         }
-        final Object watched = deathWatch.watchedTerminated(actor);
+        final Object watched = deathWatch == null ? null : deathWatch.watchedTerminated(actor);
         if (watched == null) {
             return;
         }
@@ -136,7 +147,7 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
             }
             @SuppressWarnings("unchecked")
             final ActorRef<Void> ref = (ActorRef<Void>) actor;
-            if (interpreter.signal(isChild && failure != null ? new ChildFailed(ref, failure) : new Terminated(ref), actor)) {
+            if (signal(isChild && failure != null ? new ChildFailed(ref, failure) : new Terminated(ref), actor)) {
                 stop(null);
             }
         } catch (Throwable t) {
@@ -148,22 +159,27 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
     // Lifecycle
     // =====================================================================================
 
-    /** {@code Create}: runs the initial behavior's setup. */
+    /** The first turn: runs the initial behavior's setup; a failure goes to supervision. */
     void create() {
         if (cell.state() != ActorCell.NEW) {
             return;
         }
         cell.state(ActorCell.RUNNING);
-        if (interpreter.start()) {
-            stop(null);
+        try {
+            if (start()) {
+                stop(null);
+            }
+        } catch (Throwable t) {
+            handleFailure(t);
         }
     }
 
     /** {@code ChildTerminated}: a child has fully stopped. */
     void childTerminated(ActorCell<?> child, Throwable failure) {
-        cell.children.remove(child);
+        final Children children = cell.children();
+        children.remove(child);
         watchedTerminated(child, failure, true);
-        if (!cell.children.isEmpty()) {
+        if (!children.isEmpty()) {
             return;
         }
         final int s = cell.state();
@@ -176,7 +192,7 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
 
     /** {@code RestartAfterBackoff}: the pause is over, unless a newer failure started another. */
     void restartAfterBackoff(int generation) {
-        final Supervision s = interpreter.supervisionOrNull();
+        final Supervision s = supervisionOrNull();
         if (cell.state() == ActorCell.SUSPENDED && s != null && s.isCurrentBackoff(generation)) {
             restart();
         }
@@ -194,15 +210,16 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
         cell.state(ActorCell.TERMINATING);
         failureCause = cause;
         context.cancelIncarnation();
-        if (cell.children.isEmpty()) {
+        final Children children = cell.childrenOrNull();
+        if (children == null || children.isEmpty()) {
             finishTermination();
         } else {
-            cell.children.stopAll();
+            children.stopAll();
         }
     }
 
     private void finishTermination() {
-        interpreter.signalQuietly(PostStop.instance());
+        signalQuietly(PostStop.instance());
         cell.terminated(cell.runtime.stopReason());
         // Drain before telling anyone: the system's termination future completes once the parents
         // have heard from their children, and by then every queued message must be counted.
@@ -210,7 +227,9 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
         // Count the stop before anyone hears of it, so a watcher that saw Terminated sees the counters agree.
         cell.countStopped();
         final Throwable cause = failureCause;
-        deathWatch.terminated(cause);
+        if (deathWatch != null) {
+            deathWatch.terminated(cause);
+        }
         if (cell.parent != null) {
             cell.parent.sendSystem(new CellMessage.ChildTerminated(cell, cause));
         }
@@ -229,21 +248,21 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
             LOG.log(System.Logger.Level.ERROR, "actor " + cell.path() + " failed while stopping", t);
             return;
         }
-        final Supervision s = interpreter.supervisionOrNull();
+        final Supervision s = supervisionOrNull();
         if (s == null) {
             LOG.log(System.Logger.Level.ERROR, "actor " + cell.path() + " failed; stopping", t);
             stop(t);
             return;
         }
-        switch (s.decide(cell.path(), t, interpreter.hasBehavior())) {
+        switch (s.decide(cell.path(), t, hasBehavior())) {
             case RESUME:
                 return;
             case RESTART:
-                interpreter.signalQuietly(PreRestart.instance());
+                signalQuietly(PreRestart.instance());
                 restart();
                 return;
             case BACKOFF:
-                interpreter.signalQuietly(PreRestart.instance());
+                signalQuietly(PreRestart.instance());
                 cell.state(ActorCell.SUSPENDED);
                 cell.runtime.timers.schedule(new BackoffTask(cell, s.nextBackoffGeneration()), System.nanoTime() + s.backoffPauseNanos());
                 return;
@@ -255,28 +274,29 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
     /** Stops the children, then starts again from the initial behavior; the mailbox is kept. */
     private void restart() {
         context.cancelIncarnation();
-        if (cell.children.isEmpty()) {
+        final Children children = cell.childrenOrNull();
+        if (children == null || children.isEmpty()) {
             finishRestart();
         } else {
             cell.state(ActorCell.RESTARTING);
-            cell.children.stopAll();
+            children.stopAll();
         }
     }
 
     private void finishRestart() {
-        final Supervision s = interpreter.supervisionOrNull();
+        final Supervision s = supervisionOrNull();
         if (s != null) {
             s.clearStrategies();
         }
         cell.state(ActorCell.RUNNING);
         try {
-            if (interpreter.start()) {
+            if (start()) {
                 stop(null);
             }
         } catch (Throwable t) {
             // Setup failed again. A backoff strategy retries after its pause; anything else would
             // restart straight into the same failure, so the actor stops.
-            final Supervision now = interpreter.supervisionOrNull();
+            final Supervision now = supervisionOrNull();
             if (now != null && now.strategyFor(t) instanceof SupervisorStrategy.Backoff) {
                 handleFailure(t);
             } else {
@@ -288,7 +308,7 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
 
     /** @return the name of the class that defines the current behavior */
     String behaviorName() {
-        return interpreter.behaviorClass().getName();
+        return behaviorClass().getName();
     }
 
     /** @return the actor's cell */

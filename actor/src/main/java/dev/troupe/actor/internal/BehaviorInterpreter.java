@@ -17,20 +17,24 @@ import dev.troupe.actor.Terminated;
  *
  * <p>Actor thread only. On the message path, a handler that returns {@code same()} or the
  * behavior itself costs two reference compares and allocates nothing.
+ *
+ * <p>The {@link ActorLifecycle} extends this class: the interpreter and the lifecycle are two
+ * rooms of the same actor-thread state, kept in one object so that an idle actor pays for one
+ * object header instead of two (JCTools-style layering of fields through a class hierarchy).
  */
-final class BehaviorInterpreter<T> {
+abstract class BehaviorInterpreter<T> {
 
     private static final int MAX_NESTING = 1000;
 
-    private final ActorContextImpl<T> context;
+    /** The context handed to behaviors; set once by the subclass's constructor. */
+    ActorContextImpl<T> context;
     private final Behavior<T> initial;
     /** The current behavior; null until the actor started. Never a marker but {@code stopped} transiently. */
     private Behavior<T> behavior;
     /** Created when the actor first starts a supervised behavior. */
     private Supervision supervision;
 
-    BehaviorInterpreter(ActorContextImpl<T> context, Behavior<T> initial) {
-        this.context = context;
+    BehaviorInterpreter(Behavior<T> initial) {
         this.initial = initial;
     }
 

@@ -19,10 +19,11 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * An actor's children by name, and the path lookup that walks them. Thread-safe: guardians
- * spawn from any thread ({@code ActorSystem.spawn}) and lookups come from anywhere, so the
- * table is a concurrent map and a name is reserved atomically. A child is removed when its
- * {@code ChildTerminated} reaches the parent, on the parent's thread.
+ * An actor's children by name, and the path lookup that walks them. Created with the first
+ * child (an actor without children has none). Thread-safe: guardians spawn from any thread
+ * ({@code ActorSystem.spawn}) and lookups come from anywhere, so the table is a concurrent map
+ * and a name is reserved atomically. A child is removed when its {@code ChildTerminated}
+ * reaches the parent, on the parent's thread.
  */
 final class Children {
 
@@ -43,7 +44,7 @@ final class Children {
      */
     ActorCell<Object> spawnGuardian(String name) {
         final ActorCell<Object> g = new ActorCell<>(owner.runtime, owner, owner.path().child(name), owner.dispatcher,
-            new UnboundedMailbox(16), false, true, ActorCell.guardianBehavior());
+            Mailbox.unbounded(16), false, ActorCell.guardianBehavior());
         byName.put(name, g);
         return g;
     }
@@ -60,7 +61,14 @@ final class Children {
     <U> ActorCell<U> spawn(Behavior<U> behavior, String name, Props props) {
         Objects.requireNonNull(behavior, "behavior");
         Objects.requireNonNull(props, "props");
-        final String childName = name == null ? "$" + Long.toString(ANONYMOUS.incrementAndGet(), 36) : validName(name);
+        final String childName;
+        if (name == null) {
+            childName = "$" + Long.toString(ANONYMOUS.incrementAndGet(), 36);
+        } else if (name.startsWith("$")) {
+            throw new InvalidActorNameException("actor name '" + name + "' must not start with '$': reserved for generated names");
+        } else {
+            childName = name;
+        }
         if (owner.isDead()) {
             throw new IllegalStateException("cannot spawn '" + childName + "': " + owner.path() + " has stopped");
         }
@@ -68,20 +76,21 @@ final class Children {
         do {
             uid = ThreadLocalRandom.current().nextLong();
         } while (uid == 0);
+        // Building the child's path validates the name (InvalidActorNameException): one path, no throwaway.
+        final ActorPath childPath = owner.path().child(childName, uid);
         final SystemRuntime runtime = owner.runtime;
         final Dispatcher d = runtime.dispatchers.select(props);
-        final ActorCell<U> child = new ActorCell<>(runtime, owner, owner.path().child(childName, uid), d, createMailbox(runtime, props),
-            props.metrics(), false, behavior);
+        final ActorCell<U> child = new ActorCell<>(runtime, owner, childPath, d, createMailbox(runtime, props), props.metrics(), behavior);
         if (byName.putIfAbsent(childName, child) != null) {
             runtime.dispatchers.release(d);
             throw new InvalidActorNameException("actor name '" + childName + "' is not unique: " + owner.path()
                 + " already has a child of that name");
         }
         runtime.metrics.spawned.incrementAndGet();
-        if (props.metrics()) {
-            runtime.metrics.tracked.add(child);
+        if (child.view != null) {
+            runtime.metrics.tracked.add(child.view);
         }
-        child.sendSystem(CellMessage.Create.INSTANCE);
+        child.start();
         // The parent may have begun stopping after our name check: it stops the children it sees, and
         // this read (after the map write) sees its state, so no child outlives it.
         if (owner.state() >= ActorCell.TERMINATING) {
@@ -90,22 +99,10 @@ final class Children {
         return child;
     }
 
-    private static String validName(String name) {
-        try {
-            ActorPath.root("x").child(name);
-        } catch (IllegalArgumentException e) {
-            throw new InvalidActorNameException(e.getMessage());
-        }
-        if (name.startsWith("$")) {
-            throw new InvalidActorNameException("actor name '" + name + "' must not start with '$': reserved for generated names");
-        }
-        return name;
-    }
-
     private static Mailbox createMailbox(SystemRuntime runtime, Props props) {
         final MailboxSettings defaults = runtime.settings().defaultMailbox();
         final int capacity = props.mailboxCapacity() < 0 ? defaults.capacity() : props.mailboxCapacity();
-        return capacity > 0 ? new BoundedMailbox(capacity) : new UnboundedMailbox(defaults.initialCapacity());
+        return capacity > 0 ? Mailbox.bounded(capacity, defaults.initialCapacity()) : Mailbox.unbounded(defaults.initialCapacity());
     }
 
     /**
@@ -194,7 +191,8 @@ final class Children {
         }
         ActorCell<?> cell = owner;
         for (int i = 0; i < depth && cell != null; i++) {
-            cell = cell.children.byName.get(names[i]);
+            final Children c = cell.childrenOrNull();
+            cell = c == null ? null : c.byName.get(names[i]);
         }
         if (cell == null || cell.isDead() || (target.uid() != 0 && cell.path().uid() != target.uid())) {
             return null;
