@@ -369,6 +369,18 @@ public final class ActorPath implements Comparable<ActorPath> {
         return system;
     }
 
+    /**
+     * Checks a name for use as a path element (an actor's name), without building a path.
+     *
+     * @param element the name
+     * @return the name
+     * @throws InvalidActorNameException if the name is empty or contains '/', '@', '#', '?',
+     *         whitespace or a control character
+     */
+    public static String validatePathElement(String element) {
+        return validateElement(element);
+    }
+
     private static String validateElement(String element) {
         final String problem = elementProblem(element);
         if (problem != null) {
@@ -383,7 +395,11 @@ public final class ActorPath implements Comparable<ActorPath> {
         }
         for (int i = 0; i < element.length(); i++) {
             final char c = element.charAt(i);
-            if (c == '/' || c == '@' || c == '#' || c == '?' || Character.isWhitespace(c) || Character.isISOControl(c)) {
+            final boolean ok = c > ' ' && c < 0x7f
+                // Printable ASCII (every character of a typical name): only four are refused.
+                ? c != '/' && c != '@' && c != '#' && c != '?'
+                : !Character.isWhitespace(c) && !Character.isISOControl(c);
+            if (!ok) {
                 final String shown = element.length() <= 100 ? element : element.substring(0, 100) + "...";
                 return "invalid actor name '" + shown + "': must not contain '" + c + "'";
             }

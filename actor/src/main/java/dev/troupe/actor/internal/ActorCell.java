@@ -37,16 +37,19 @@ import java.lang.invoke.VarHandle;
  * at once. The terminated state also carries the reason for those dead letters.
  *
  * <h2>Size</h2>
- * One of these exists per actor, so every field counts: an idle actor is this cell, its
- * {@link Mailbox} (no ring until the first message), its {@link ActorLifecycle} (which is also
- * its behavior interpreter), its context and its path. Children, death watch, supervision,
- * timers and per-actor metrics are created on first use.
+ * One of these exists per actor, so every field counts. The cell extends its {@link Mailbox}
+ * (one object for the ref and its queue; no ring until the first message). A spawn allocates
+ * only this object: the path is built from the parent's, the name and the uid when first asked
+ * for, and the {@link ActorLifecycle} (also the behavior interpreter) with the context is made
+ * by the actor's first turn, on the actor's thread rather than the spawner's. Children, death
+ * watch, supervision, timers and per-actor metrics are created on first use.
  */
-public final class ActorCell<T> implements InternalActorRef<T> {
+final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
 
     private static final VarHandle STATUS;
     private static final VarHandle SYSTEM_HEAD;
     private static final VarHandle CHILDREN;
+    private static final VarHandle PATH;
 
     static {
         try {
@@ -54,6 +57,7 @@ public final class ActorCell<T> implements InternalActorRef<T> {
             STATUS = l.findVarHandle(ActorCell.class, "status", int.class);
             SYSTEM_HEAD = l.findVarHandle(ActorCell.class, "systemHead", SystemNode.class);
             CHILDREN = l.findVarHandle(ActorCell.class, "children", Children.class);
+            PATH = l.findVarHandle(ActorCell.class, "path", ActorPath.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -81,11 +85,19 @@ public final class ActorCell<T> implements InternalActorRef<T> {
     final SystemRuntime runtime;
     /** The parent; null for the root guardian. */
     final ActorCell<?> parent;
-    private final ActorPath path;
+    /** The last element of the path. */
+    final String name;
+    /** The incarnation id in the path. */
+    final long uid;
+    /** Built on first use (see {@link #path()}); given at once for the root. */
+    private volatile ActorPath path;
     final Dispatcher dispatcher;
-    private final Mailbox mailbox;
-    /** The actor-thread side. */
-    private final ActorLifecycle<T> actor;
+    /**
+     * The initial {@link Behavior} until the first turn, then the {@link ActorLifecycle} made
+     * from it. Written once, by the actor's thread; other threads (metrics) read it racily and
+     * accept either (the lifecycle's fields they read are final or benignly stale).
+     */
+    private Object actor;
     /** Per-actor meters; only for actors spawned with {@code Props.withMetrics()}, else null. */
     final ActorMetricsView view;
     /** Created with the first child (any thread may spawn under a guardian, hence the CAS). */
@@ -105,15 +117,27 @@ public final class ActorCell<T> implements InternalActorRef<T> {
     /** Set by the context when the actor first sets a receive timeout; the turn loop stamps its activity. */
     ReceiveTimeout receiveTimeout;
 
-    ActorCell(SystemRuntime runtime, ActorCell<?> parent, ActorPath path, Dispatcher dispatcher, Mailbox mailbox,
-              boolean tracked, Behavior<T> initialBehavior) {
+    /**
+     * @param runtime the system's runtime
+     * @param parent the parent, or null for the root
+     * @param name the name, already validated
+     * @param uid the incarnation id
+     * @param dispatcher the dispatcher
+     * @param mailboxBound the mailbox's bound, 0 for unbounded
+     * @param mailboxInitialCapacity the size of the mailbox's first ring
+     * @param tracked whether the actor has per-actor meters
+     * @param initialBehavior the behavior to start with
+     */
+    ActorCell(SystemRuntime runtime, ActorCell<?> parent, String name, long uid, Dispatcher dispatcher, int mailboxBound,
+              int mailboxInitialCapacity, boolean tracked, Behavior<T> initialBehavior) {
+        super(mailboxBound, mailboxInitialCapacity);
         this.runtime = runtime;
         this.parent = parent;
-        this.path = path;
+        this.name = name;
+        this.uid = uid;
         this.dispatcher = dispatcher;
-        this.mailbox = mailbox;
         this.view = tracked ? new ActorMetricsView(this) : null;
-        this.actor = new ActorLifecycle<>(this, initialBehavior);
+        this.actor = initialBehavior;
     }
 
     /**
@@ -122,8 +146,10 @@ public final class ActorCell<T> implements InternalActorRef<T> {
      * @return the root guardian, not yet started
      */
     static ActorCell<Object> createRoot(SystemRuntime runtime, ActorPath rootPath) {
-        return new ActorCell<>(runtime, null, rootPath, runtime.dispatchers.defaultDispatcher(), Mailbox.unbounded(16), false,
-            guardianBehavior());
+        final ActorCell<Object> root = new ActorCell<>(runtime, null, rootPath.name(), 0, runtime.dispatchers.defaultDispatcher(), 0,
+            16, false, guardianBehavior());
+        root.path = rootPath;
+        return root;
     }
 
     static Behavior<Object> guardianBehavior() {
@@ -185,8 +211,8 @@ public final class ActorCell<T> implements InternalActorRef<T> {
             tellSlow(message);
             return;
         }
-        if (!mailbox.offer(message)) {
-            runtime.deadLetters.publish(message, path, DeadLetterReason.MAILBOX_FULL);
+        if (!offer(message)) {
+            runtime.deadLetters.publish(message, path(), DeadLetterReason.MAILBOX_FULL);
             return;
         }
         scheduleIfIdle();
@@ -194,16 +220,16 @@ public final class ActorCell<T> implements InternalActorRef<T> {
 
     private void tellSlow(Object message) {
         if (state >= TERMINATED) {
-            runtime.deadLetters.publish(message, path, deadReason());
+            runtime.deadLetters.publish(message, path(), deadReason());
             return;
         }
         final DeadLetterReason rejected = runtime.rejectReason(runtime.isActorThread());
         if (rejected != null) {
-            runtime.deadLetters.publish(message, path, rejected);
+            runtime.deadLetters.publish(message, path(), rejected);
             return;
         }
-        if (!mailbox.offer(message)) {
-            runtime.deadLetters.publish(message, path, DeadLetterReason.MAILBOX_FULL);
+        if (!offer(message)) {
+            runtime.deadLetters.publish(message, path(), DeadLetterReason.MAILBOX_FULL);
             return;
         }
         scheduleIfIdle();
@@ -217,11 +243,11 @@ public final class ActorCell<T> implements InternalActorRef<T> {
      */
     void tellInternal(InternalMessage message) {
         if (state >= TERMINATED) {
-            runtime.deadLetters.publish(message.userMessage(), path, deadReason());
+            runtime.deadLetters.publish(message.userMessage(), path(), deadReason());
             return;
         }
-        if (!mailbox.offer(message)) {
-            runtime.deadLetters.publish(message.userMessage(), path, DeadLetterReason.MAILBOX_FULL);
+        if (!offer(message)) {
+            runtime.deadLetters.publish(message.userMessage(), path(), DeadLetterReason.MAILBOX_FULL);
             return;
         }
         scheduleIfIdle();
@@ -268,7 +294,7 @@ public final class ActorCell<T> implements InternalActorRef<T> {
         final long start = beginSample(waitStart);
         int n = 0;
         if (state == NEW) {
-            actor.create();
+            firstTurn();
         }
         if (systemHead != null) {
             processSystemMessages();
@@ -333,19 +359,26 @@ public final class ActorCell<T> implements InternalActorRef<T> {
             return true;
         }
         final int s = state;
-        return (s == RUNNING || s >= TERMINATED) && !mailbox.isEmpty();
+        return (s == RUNNING || s >= TERMINATED) && !isEmpty();
+    }
+
+    /** Makes the actor-thread side and runs the behavior's setup. */
+    @SuppressWarnings("unchecked")
+    private void firstTurn() {
+        final ActorLifecycle<T> a = new ActorLifecycle<>(this, (Behavior<T>) actor);
+        actor = a;
+        a.create();
     }
 
     private int processMailbox() {
-        final Mailbox mb = mailbox;
-        final ActorLifecycle<T> a = actor;
+        final ActorLifecycle<T> a = actor();
         final int throughput = dispatcher.throughput;
-        mb.noteBacklog();
+        noteBacklog();
         int n = 0;
         while (n < throughput) {
-            final Object m = mb.poll();
+            final Object m = poll();
             if (m == null) {
-                if (mb.trimCheckWanted()) {
+                if (trimCheckWanted()) {
                     scheduleMailboxTrim();
                 }
                 break;
@@ -367,7 +400,7 @@ public final class ActorCell<T> implements InternalActorRef<T> {
 
     /** Takes every queued system message, oldest first, until none is left. */
     private void processSystemMessages() {
-        final ActorLifecycle<T> a = actor;
+        final ActorLifecycle<T> a = actor();
         SystemNode taken;
         while ((taken = (SystemNode) SYSTEM_HEAD.getAndSet(this, null)) != null) {
             // The stack holds them newest first: reverse, so each sender's messages keep their order.
@@ -395,9 +428,10 @@ public final class ActorCell<T> implements InternalActorRef<T> {
     /** Turns what is left in the mailbox into dead letters; actor thread, once terminated. */
     void drainToDeadLetters() {
         final DeadLetterReason reason = deadReason();
+        final ActorPath p = path();
         Object m;
-        while ((m = mailbox.poll()) != null) {
-            runtime.deadLetters.publish(m instanceof InternalMessage ? ((InternalMessage) m).userMessage() : m, path, reason);
+        while ((m = poll()) != null) {
+            runtime.deadLetters.publish(m instanceof InternalMessage ? ((InternalMessage) m).userMessage() : m, p, reason);
         }
     }
 
@@ -427,7 +461,7 @@ public final class ActorCell<T> implements InternalActorRef<T> {
 
     /** {@code TrimMailbox}: the check, on the actor's thread. */
     void trimMailbox() {
-        if (mailbox.trimCheck()) {
+        if (trimCheck()) {
             scheduleMailboxTrim();
         }
     }
@@ -467,14 +501,16 @@ public final class ActorCell<T> implements InternalActorRef<T> {
         return children;
     }
 
-    /** @return the actor-thread side */
+    /** @return the actor-thread side; on the actor's thread, once the first turn has begun */
+    @SuppressWarnings("unchecked")
     ActorLifecycle<T> actor() {
-        return actor;
+        return (ActorLifecycle<T>) actor;
     }
 
-    /** @return the mailbox */
-    Mailbox mailbox() {
-        return mailbox;
+    /** @return the class name of the current behavior (of the initial one before the first turn); any thread */
+    String behaviorName() {
+        final Object a = actor;
+        return a instanceof ActorLifecycle ? ((ActorLifecycle<?>) a).behaviorName() : a.getClass().getName();
     }
 
     // =====================================================================================
@@ -483,7 +519,15 @@ public final class ActorCell<T> implements InternalActorRef<T> {
 
     @Override
     public ActorPath path() {
-        return path;
+        final ActorPath p = path;
+        return p != null ? p : buildPath();
+    }
+
+    /** The first ask for the path builds it (and its ancestors') once; racing threads agree on one. */
+    private ActorPath buildPath() {
+        final ActorPath built = parent.path().child(name, uid);
+        final ActorPath raced = (ActorPath) PATH.compareAndExchange(this, null, built);
+        return raced == null ? built : raced;
     }
 
     @Override
@@ -503,7 +547,7 @@ public final class ActorCell<T> implements InternalActorRef<T> {
 
     @Override
     public String toString() {
-        return "ActorRef(" + path + ")";
+        return "ActorRef(" + path() + ")";
     }
 
     /** A node of the system-message stack: system messages are rare, so one small node each. */

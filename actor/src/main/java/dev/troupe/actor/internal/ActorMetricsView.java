@@ -75,17 +75,17 @@ final class ActorMetricsView implements ActorMetrics {
 
     @Override
     public String behaviorName() {
-        return cell.actor().behaviorName();
+        return cell.behaviorName();
     }
 
     @Override
     public int mailboxSize() {
-        return cell.mailbox().size();
+        return cell.size();
     }
 
     @Override
     public int mailboxCapacity() {
-        return cell.mailbox().capacity();
+        return cell.capacity();
     }
 
     @Override

@@ -40,8 +40,13 @@ import java.lang.invoke.VarHandle;
  * that check may admit a few more than the capacity, never more than the ring holds.
  * {@code 2^30} waiting messages is the bound of an unbounded one: beyond it, offers fail and
  * tells become {@code mailbox-full} dead letters.
+ *
+ * <p>{@link ActorCell} extends this class, so an actor's ref and its queue are one object (one
+ * header, no pointer to follow on a tell); the class is package-private, so nothing outside the
+ * runtime can reach the queue through a ref. Stand-alone instances ({@link #unbounded},
+ * {@link #bounded}) are for tests of the queue itself.
  */
-public final class Mailbox {
+class Mailbox {
 
     /** The largest ring. */
     static final int MAX_CAPACITY = 1 << 30;
@@ -116,8 +121,17 @@ public final class Mailbox {
     /** The ring grew since the last trim check. */
     private static final int GREW = 2;
 
-    private Mailbox(int bound, int initialCapacity, int maxCapacity) {
+    /**
+     * @param bound the most messages waiting, 0 for unbounded
+     * @param initialCapacity the first ring's size, rounded up to a power of two of at least 2 (and
+     *                        at most the bound rounded up to a power of two)
+     */
+    Mailbox(int bound, int initialCapacity) {
+        if (bound < 0) {
+            throw new IllegalArgumentException("capacity must not be negative: " + bound);
+        }
         this.bound = bound;
+        final int maxCapacity = bound == 0 ? MAX_CAPACITY : Math.max(2, Math.min(MAX_CAPACITY, bound));
         this.maxShift = (byte) log2(roundToPowerOfTwo(maxCapacity));
         this.initialShift = (byte) Math.min(maxShift, log2(roundToPowerOfTwo(Math.max(2, initialCapacity))));
     }
@@ -126,8 +140,8 @@ public final class Mailbox {
      * @param initialCapacity the first ring's size, rounded up to a power of two of at least 2
      * @return an unbounded mailbox; its first ring is allocated by the first offer
      */
-    public static Mailbox unbounded(int initialCapacity) {
-        return new Mailbox(0, initialCapacity, MAX_CAPACITY);
+    static Mailbox unbounded(int initialCapacity) {
+        return new Mailbox(0, initialCapacity);
     }
 
     /**
@@ -135,11 +149,11 @@ public final class Mailbox {
      * @param initialCapacity the first ring's size (at most the capacity rounded up to a power of two)
      * @return a bounded mailbox; its first ring is allocated by the first offer
      */
-    public static Mailbox bounded(int capacity, int initialCapacity) {
+    static Mailbox bounded(int capacity, int initialCapacity) {
         if (capacity <= 0) {
             throw new IllegalArgumentException("capacity must be positive: " + capacity);
         }
-        return new Mailbox(capacity, initialCapacity, Math.max(2, Math.min(MAX_CAPACITY, capacity)));
+        return new Mailbox(capacity, initialCapacity);
     }
 
     // =====================================================================================
@@ -150,7 +164,7 @@ public final class Mailbox {
      * @param message the message, not null
      * @return false if the mailbox is full
      */
-    public boolean offer(Object message) {
+    public final boolean offer(Object message) {
         if (bound != 0 && size() >= bound) {
             return false;
         }
@@ -245,7 +259,7 @@ public final class Mailbox {
     // =====================================================================================
 
     /** @return the oldest message, or null if empty; the consumer only */
-    public Object poll() {
+    public final Object poll() {
         final Object[] buffer = consumerBuffer;
         final long cIndex = consumerIndex;
         if (buffer == null) {
@@ -302,13 +316,13 @@ public final class Mailbox {
     }
 
     /** @return whether no message is waiting; exact for the consumer, approximate for anyone else */
-    public boolean isEmpty() {
+    public final boolean isEmpty() {
         final long c = lvConsumerIndex();
         return lvProducerIndex() - c < 2;
     }
 
     /** @return the approximate number of waiting messages */
-    public int size() {
+    public final int size() {
         long after = lvConsumerIndex();
         long size;
         while (true) {
@@ -324,12 +338,12 @@ public final class Mailbox {
     }
 
     /** @return the bound, 0 for an unbounded mailbox */
-    public int capacity() {
+    public final int capacity() {
         return bound;
     }
 
     /** @return the slots of the ring the consumer is on, 0 when it has none; the consumer only (approximate elsewhere) */
-    public int ringCapacity() {
+    public final int ringCapacity() {
         final Object[] b = consumerBuffer;
         return b == null ? 0 : b.length - 1;
     }
@@ -339,7 +353,7 @@ public final class Mailbox {
     // =====================================================================================
 
     /** Notes the backlog at the start of a turn, while the ring is larger than its initial size. Consumer only. */
-    void noteBacklog() {
+    final void noteBacklog() {
         if (grown()) {
             final long s = (lvProducerIndex() - consumerIndex) >> 1;
             if (s > peak) {
@@ -354,7 +368,7 @@ public final class Mailbox {
      * @return true once per check period if the ring is larger than its initial size: the caller
      *         schedules a {@link #trimCheck()} {@link #TRIM_INTERVAL_NANOS} from now
      */
-    boolean trimCheckWanted() {
+    final boolean trimCheckWanted() {
         if ((trimFlags & TRIM_ARMED) != 0 || !grown()) {
             return false;
         }
@@ -375,7 +389,7 @@ public final class Mailbox {
      *
      * @return whether to check again later (the ring is still larger than its initial size)
      */
-    boolean trimCheck() {
+    final boolean trimCheck() {
         final int seen = peak;
         final boolean grew = (trimFlags & GREW) != 0;
         peak = 0;

@@ -1,6 +1,5 @@
-package dev.troupe.actor;
+package dev.troupe.actor.internal;
 
-import dev.troupe.actor.internal.Mailbox;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
