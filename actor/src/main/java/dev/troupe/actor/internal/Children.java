@@ -226,6 +226,11 @@ final class Children {
         return size() == 0;
     }
 
+    /** @return the slots of the current table (for tests and the memory figures in the docs) */
+    int tableCapacity() {
+        return ((Table) TABLE.getAcquire(this)).cells.length;
+    }
+
     int size() {
         return (int) COUNT.getAcquire(this);
     }

@@ -71,6 +71,7 @@ class Mailbox {
     private static final VarHandle P_INDEX;
     private static final VarHandle P_LIMIT;
     private static final VarHandle C_INDEX;
+    private static final VarHandle C_BUFFER;
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Object[].class);
 
     static {
@@ -79,6 +80,7 @@ class Mailbox {
             P_INDEX = l.findVarHandle(Mailbox.class, "producerIndex", long.class);
             P_LIMIT = l.findVarHandle(Mailbox.class, "producerLimit", long.class);
             C_INDEX = l.findVarHandle(Mailbox.class, "consumerIndex", long.class);
+            C_BUFFER = l.findVarHandle(Mailbox.class, "consumerBuffer", Object[].class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -342,9 +344,9 @@ class Mailbox {
         return bound;
     }
 
-    /** @return the slots of the ring the consumer is on, 0 when it has none; the consumer only (approximate elsewhere) */
+    /** @return the slots of the ring the consumer is on, 0 when it has none (approximate from other threads) */
     public final int ringCapacity() {
-        final Object[] b = consumerBuffer;
+        final Object[] b = (Object[]) C_BUFFER.getAcquire(this);
         return b == null ? 0 : b.length - 1;
     }
 
@@ -394,14 +396,12 @@ class Mailbox {
         final boolean grew = (trimFlags & GREW) != 0;
         peak = 0;
         trimFlags = 0;
-        final int capacity = ringCapacity();
+        final Object[] ring = consumerBuffer;
+        final int capacity = ring == null ? 0 : ring.length - 1;
         if (!grew && capacity > 0) {
-            final int shift = seen == 0 ? -1 : Math.max(initialShift, log2(roundToPowerOfTwo((int) Math.min(4L * seen, MAX_CAPACITY))));
-            if (shift < 0 || (1 << shift) < capacity) {
-                trimTo = (byte) (shift + 1);
-                if (isEmpty()) {
-                    trimNow(consumerIndex);
-                }
+            final int keep = seen == 0 ? 0 : Math.max(1 << initialShift, roundToPowerOfTwo((int) Math.min(4L * seen, MAX_CAPACITY)));
+            if (keep < capacity) {
+                trimWhenEmpty(keep);
             }
         }
         if (grown()) {
@@ -411,7 +411,21 @@ class Mailbox {
         return false;
     }
 
-    /** Replaces the (empty) ring by the one decided on; gives up if a producer got in first. */
+    /**
+     * Replaces the ring by a smaller one (or none) the next time the consumer finds the queue
+     * empty, now if it is empty now. Consumer only; {@link #trimCheck()} decides when, tests call
+     * it directly.
+     *
+     * @param capacity the new ring's size, a power of two (0 for no ring)
+     */
+    final void trimWhenEmpty(int capacity) {
+        trimTo = (byte) (capacity == 0 ? 0 : log2(capacity) + 1);
+        if (isEmpty()) {
+            trimNow(consumerIndex);
+        }
+    }
+
+    /** Replaces the (empty) ring by the one decided on; gives up if a producer got in first (then the next empty poll tries again). */
     private void trimNow(long cIndex) {
         final int to = trimTo;
         final Object[] old = consumerBuffer;
