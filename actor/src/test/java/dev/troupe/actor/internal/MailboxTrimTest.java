@@ -3,14 +3,13 @@ package dev.troupe.actor.internal;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.Conditions;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,19 +39,19 @@ class MailboxTrimTest {
                 ref.tell(i);
             }
             gate.countDown();
-            awaitCondition(Duration.ofSeconds(60), () -> processed.get() == BACKLOG + 1);
+            Conditions.await(Duration.ofSeconds(60), () -> processed.get() == BACKLOG + 1);
             // The backlog grew the ring: the last one the consumer is left on is at least 2^18 slots
             // (2^19 when the whole backlog was queued before the actor went on), 1 to 2 MiB of
             // references (compressed oops) held by one idle actor.
             final int grown = cell.ringCapacity();
             assertThat(grown).isGreaterThanOrEqualTo(1 << 18);
             // About a second after the queue was found empty, the check finds no message since and drops the ring.
-            awaitCondition(Duration.ofSeconds(10 + TimeUnit.NANOSECONDS.toSeconds(Mailbox.TRIM_INTERVAL_NANOS)),
+            Conditions.await(Duration.ofSeconds(10 + TimeUnit.NANOSECONDS.toSeconds(Mailbox.TRIM_INTERVAL_NANOS)),
                 () -> cell.ringCapacity() == 0);
             assertThat(cell.size()).isZero();
             // The actor works on: the next message gets a ring of the initial size.
             ref.tell(-1);
-            awaitCondition(Duration.ofSeconds(10), () -> processed.get() == BACKLOG + 2);
+            Conditions.await(Duration.ofSeconds(10), () -> processed.get() == BACKLOG + 2);
             assertThat(cell.ringCapacity()).isEqualTo(system.settings().defaultMailbox().initialCapacity());
         } finally {
             gate.countDown();
@@ -65,15 +64,6 @@ class MailboxTrimTest {
             gate.await(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Waits for a condition, polling: the actor's progress is not something to sleep on. */
-    private static void awaitCondition(Duration timeout, BooleanSupplier condition) {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as("condition not met within %s", timeout).isNegative();
-            LockSupport.parkNanos(1_000_000);
         }
     }
 }
