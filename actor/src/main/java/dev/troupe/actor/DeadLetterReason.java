@@ -15,7 +15,7 @@ public enum DeadLetterReason {
     UNHANDLED("unhandled"),
     /** The application was shutting down and the message was not processed in time. */
     SHUTDOWN("shutdown"),
-    /** A reply arrived after its ask had timed out. */
+    /** A reply arrived after its ask had timed out, or a request was not sent to another node because its ask had timed out. */
     ASK_EXPIRED("ask-expired"),
     /** No serializer is registered for the message's type. */
     NO_SERIALIZER("no-serializer"),
@@ -24,7 +24,15 @@ public enum DeadLetterReason {
     /** The recipient's node is not reachable, or no actor lives at the recipient's path. */
     UNKNOWN_RECIPIENT("unknown-recipient"),
     /** The message could not be serialized or deserialized. */
-    SERIALIZATION_FAILED("serialization-failed");
+    SERIALIZATION_FAILED("serialization-failed"),
+    /** A router had no routees to send the message to. */
+    NO_ROUTEES("no-routees"),
+    /** A message from another node was not of the recipient's declared message type. */
+    TYPE_MISMATCH("type-mismatch"),
+    /** A message queued for one incarnation of a node was not sent because the node restarted meanwhile. */
+    PEER_RESTARTED("peer-restarted"),
+    /** A message waited longer than the transport's maximum queue time for its node and was not sent. */
+    OUTBOUND_EXPIRED("outbound-expired");
 
     private final String tag;
 

@@ -11,11 +11,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class Gate {
 
     private final Semaphore permits = new Semaphore(0);
+    private final AtomicInteger entered = new AtomicInteger();
     private final AtomicInteger processed = new AtomicInteger();
 
     /** @return a behavior that waits (at most 30 s) for a permit per message */
     public Behavior<String> behavior() {
         return Behaviors.receiveMessage(msg -> {
+            entered.incrementAndGet();
             try {
                 permits.tryAcquire(30, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -24,6 +26,11 @@ public final class Gate {
             processed.incrementAndGet();
             return Behaviors.same();
         });
+    }
+
+    /** @return messages whose processing has begun (each then waits for its permit) */
+    public int entered() {
+        return entered.get();
     }
 
     /** @param n messages to let through */
@@ -41,12 +48,6 @@ public final class Gate {
      * @throws InterruptedException if interrupted
      */
     public void awaitProcessed(int n) throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (processed.get() < n) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("only " + processed.get() + " of " + n + " processed");
-            }
-            Thread.sleep(2);
-        }
+        Await.until(n + " messages processed", () -> processed.get() >= n);
     }
 }

@@ -2,9 +2,9 @@ package dev.troupe.remote;
 
 /**
  * Why the transport refused bytes from a peer. A closed set, so the {@code reason} tag of the
- * rejected-frames meter has a bounded number of values. All but {@link #UNKNOWN_SERIALIZER}
- * and {@link #UNKNOWN_MANIFEST} close the connection that sent them; those two drop only the
- * one message.
+ * rejected-frames meter has a bounded number of values. All but {@link #UNKNOWN_SERIALIZER},
+ * {@link #UNKNOWN_MANIFEST} and {@link #TYPE_MISMATCH} close the connection that sent them;
+ * those three drop only the one message.
  */
 public enum FrameRejection {
     /** The connection did not start with the protocol's magic bytes (garbage, HTTP, TLS). */
@@ -38,7 +38,28 @@ public enum FrameRejection {
     /** A user message named a class that is not on this node's allow-list; only that message is dropped. */
     UNKNOWN_MANIFEST("unknown-manifest"),
     /** The peer advertised more compressed ids than allowed. */
-    COMPRESSION_LIMIT("compression-limit");
+    COMPRESSION_LIMIT("compression-limit"),
+    /**
+     * The handshake claimed an identity this node refuses: UID 0, this node's own UID or
+     * address, a host that is not a hostname or IP literal, a bad system name or port.
+     */
+    INVALID_IDENTITY("invalid-identity"),
+    /** Too many connections had not completed the handshake, in total or from the connection's source address. */
+    TOO_MANY_HANDSHAKES("too-many-handshakes"),
+    /** An actor path from the peer was longer or deeper than the limits. */
+    PATH_TOO_LONG("path-too-long"),
+    /** A system-message sequence number or acknowledgement that the protocol cannot produce. */
+    INVALID_SEQUENCE("invalid-sequence"),
+    /** The node already kept state for its maximum number of remote nodes. */
+    ASSOCIATION_LIMIT("association-limit"),
+    /** The peer tried to hold more watches on this node's actors than allowed. */
+    WATCH_LIMIT("watch-limit"),
+    /** The peer's incarnation was quarantined (it let too many system messages go unacknowledged). */
+    QUARANTINED("quarantined"),
+    /** A user message whose class is not the recipient's declared message type; only that message is dropped. */
+    TYPE_MISMATCH("type-mismatch"),
+    /** Handling the peer's input failed unexpectedly; the connection is closed and nothing more is read from it. */
+    INTERNAL_ERROR("internal-error");
 
     private final String tag;
 
@@ -53,7 +74,7 @@ public enum FrameRejection {
 
     /** @return whether this rejection closes the connection (true for all but per-message ones) */
     public boolean closesConnection() {
-        return this != UNKNOWN_SERIALIZER && this != UNKNOWN_MANIFEST;
+        return this != UNKNOWN_SERIALIZER && this != UNKNOWN_MANIFEST && this != TYPE_MISMATCH;
     }
 
     @Override

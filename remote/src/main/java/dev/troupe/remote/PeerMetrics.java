@@ -7,7 +7,13 @@ package dev.troupe.remote;
  */
 public interface PeerMetrics {
 
-    /** @return the peer's address, {@code system@host:port}; a bounded tag value (one per configured or contacted peer) */
+    /** The address of the entry that sums associations whose address is neither configured nor authenticated. */
+    String OTHER = "other";
+
+    /**
+     * @return the peer's address, {@code system@host:port}, or {@value #OTHER}: a bounded tag
+     *         value (one per configured or authenticated peer, removed with its association)
+     */
     String address();
 
     /** @return the association's state */
@@ -42,4 +48,10 @@ public interface PeerMetrics {
 
     /** @return times the peer was declared lost (failure detector, restart with a new UID, or its shutdown) */
     long nodesLost();
+
+    /** @return system messages (watch, unwatch, terminated) sent to the peer and not acknowledged yet */
+    int systemMessagesUnacked();
+
+    /** @return watches the peer holds on this node's actors */
+    int watchesHeldByPeer();
 }

@@ -8,7 +8,11 @@ import java.util.List;
  */
 public interface RemoteMetrics {
 
-    /** @return one entry per association (per remote node this node talks to) */
+    /**
+     * @return one entry per association whose node is configured (looked up by the application)
+     *         or authenticated (completed a handshake), and one entry with the address
+     *         {@value PeerMetrics#OTHER} summing every other association
+     */
     List<PeerMetrics> peers();
 
     /**
@@ -25,4 +29,19 @@ public interface RemoteMetrics {
 
     /** @return inbound connections open now (handshaking or established) */
     int inboundConnections();
+
+    /** @return inbound connections open now that have not completed the handshake */
+    int pendingHandshakes();
+
+    /**
+     * @return times an inbound connection stopped reading because its peer did not read the
+     *         replies, or a mailbox it delivers to was above the watermark
+     */
+    long inboundReadPauses();
+
+    /** @return heartbeat replies not sent because the peer was not reading them */
+    long heartbeatRepliesDropped();
+
+    /** @return direct memory taken by outbound buffers (each allocated by the first send to its peer) */
+    long outboundBufferBytes();
 }

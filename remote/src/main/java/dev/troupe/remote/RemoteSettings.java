@@ -1,19 +1,29 @@
 package dev.troupe.remote;
 
+import dev.troupe.actor.InvalidSettingException;
+import dev.troupe.remote.internal.HostNames;
 import io.netty.handler.ssl.SslContext;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * Settings of a {@link RemoteTransport}. Build with {@link #builder()}; {@link Builder#build()}
- * validates and names the offending setting in its {@code troupe.remote.*} property form, so a
- * Spring starter can pass the message through unchanged.
+ * validates and throws {@link InvalidSettingException} naming the builder method that took the
+ * refused value (such as {@code RemoteSettings.Builder.secret}), so an integration (the Spring
+ * Boot starter) can translate it into its own configuration key.
  *
- * <p>Authentication is required: either an HMAC shared secret ({@code troupe.remote.secret}),
- * or mutual TLS (server and client {@link SslContext}s, which the starter builds from a Spring
- * SSL bundle), or an explicit {@code troupe.remote.insecure=true}.
+ * <p>Authentication is required: either an HMAC shared secret ({@link Builder#secret(String)}),
+ * or mutual TLS ({@link Builder#tls}: server and client {@link SslContext}s), or an explicit
+ * {@link Builder#insecure(boolean) insecure(true)}.
+ *
+ * <p>Every piece of state a remote peer can make this node hold has a bound here: frame size,
+ * path length and depth, compression entries, associations, pending handshakes, connections,
+ * unacknowledged system messages, inbound watches, and the messages queued for a peer that is
+ * not reachable (by bytes, count and age).
  */
 public final class RemoteSettings {
 
@@ -25,11 +35,23 @@ public final class RemoteSettings {
     private final boolean insecure;
     private final SslContext serverSsl;
     private final SslContext clientSsl;
+    private final Map<String, String> tlsPeerIdentities;
     private final int maxFrameSize;
     private final int outboundBufferSize;
     private final Duration handshakeTimeout;
     private final Duration idleTimeout;
     private final int maxConnections;
+    private final int maxPendingHandshakes;
+    private final int maxPendingHandshakesPerSource;
+    private final int maxAssociations;
+    private final Duration removeIdleAssociationAfter;
+    private final int maxPathLength;
+    private final int maxPathDepth;
+    private final int maxUnackedSystemMessages;
+    private final int maxInboundWatches;
+    private final int maxQueuedMessages;
+    private final Duration maxQueueTime;
+    private final int inboundMailboxHighWatermark;
     private final Duration heartbeatInterval;
     private final double phiThreshold;
     private final Duration acceptableHeartbeatPause;
@@ -51,11 +73,23 @@ public final class RemoteSettings {
         this.insecure = b.insecure;
         this.serverSsl = b.serverSsl;
         this.clientSsl = b.clientSsl;
+        this.tlsPeerIdentities = Map.copyOf(b.tlsPeerIdentities);
         this.maxFrameSize = b.maxFrameSize;
         this.outboundBufferSize = b.outboundBufferSize;
         this.handshakeTimeout = b.handshakeTimeout;
         this.idleTimeout = b.idleTimeout;
         this.maxConnections = b.maxConnections;
+        this.maxPendingHandshakes = b.maxPendingHandshakes;
+        this.maxPendingHandshakesPerSource = b.maxPendingHandshakesPerSource;
+        this.maxAssociations = b.maxAssociations;
+        this.removeIdleAssociationAfter = b.removeIdleAssociationAfter;
+        this.maxPathLength = b.maxPathLength;
+        this.maxPathDepth = b.maxPathDepth;
+        this.maxUnackedSystemMessages = b.maxUnackedSystemMessages;
+        this.maxInboundWatches = b.maxInboundWatches;
+        this.maxQueuedMessages = b.maxQueuedMessages;
+        this.maxQueueTime = b.maxQueueTime;
+        this.inboundMailboxHighWatermark = b.inboundMailboxHighWatermark;
         this.heartbeatInterval = b.heartbeatInterval;
         this.phiThreshold = b.phiThreshold;
         this.acceptableHeartbeatPause = b.acceptableHeartbeatPause;
@@ -85,11 +119,24 @@ public final class RemoteSettings {
     public SslContext serverSsl() { return serverSsl; }
     public SslContext clientSsl() { return clientSsl; }
     public boolean tls() { return serverSsl != null; }
+    /** @return system name to the certificate subject alternative name its node must present (TLS only) */
+    public Map<String, String> tlsPeerIdentities() { return tlsPeerIdentities; }
     public int maxFrameSize() { return maxFrameSize; }
     public int outboundBufferSize() { return outboundBufferSize; }
     public Duration handshakeTimeout() { return handshakeTimeout; }
     public Duration idleTimeout() { return idleTimeout; }
     public int maxConnections() { return maxConnections; }
+    public int maxPendingHandshakes() { return maxPendingHandshakes; }
+    public int maxPendingHandshakesPerSource() { return maxPendingHandshakesPerSource; }
+    public int maxAssociations() { return maxAssociations; }
+    public Duration removeIdleAssociationAfter() { return removeIdleAssociationAfter; }
+    public int maxPathLength() { return maxPathLength; }
+    public int maxPathDepth() { return maxPathDepth; }
+    public int maxUnackedSystemMessages() { return maxUnackedSystemMessages; }
+    public int maxInboundWatches() { return maxInboundWatches; }
+    public int maxQueuedMessages() { return maxQueuedMessages; }
+    public Duration maxQueueTime() { return maxQueueTime; }
+    public int inboundMailboxHighWatermark() { return inboundMailboxHighWatermark; }
     public Duration heartbeatInterval() { return heartbeatInterval; }
     public double phiThreshold() { return phiThreshold; }
     public Duration acceptableHeartbeatPause() { return acceptableHeartbeatPause; }
@@ -102,8 +149,13 @@ public final class RemoteSettings {
     public boolean nativeTransport() { return nativeTransport; }
     public SerializerRegistry serializers() { return serializers; }
 
-    /** Builds {@link RemoteSettings}; not thread-safe. Each setter names its property. */
+    /**
+     * Builds {@link RemoteSettings}; not thread-safe. {@link #build()} validates every value and
+     * names the refused one by its builder method ({@code RemoteSettings.Builder.<method>}).
+     */
     public static final class Builder {
+        private static final String PREFIX = "RemoteSettings.Builder.";
+
         private String bindHost = "127.0.0.1";
         private int bindPort = 25520;
         private String canonicalHost;
@@ -112,11 +164,23 @@ public final class RemoteSettings {
         private boolean insecure;
         private SslContext serverSsl;
         private SslContext clientSsl;
+        private final Map<String, String> tlsPeerIdentities = new LinkedHashMap<>();
         private int maxFrameSize = 256 * 1024;
         private int outboundBufferSize = 2 << 20;
         private Duration handshakeTimeout = Duration.ofSeconds(5);
         private Duration idleTimeout = Duration.ofSeconds(30);
         private int maxConnections = 256;
+        private int maxPendingHandshakes = 64;
+        private int maxPendingHandshakesPerSource = 8;
+        private int maxAssociations = 256;
+        private Duration removeIdleAssociationAfter = Duration.ofMinutes(5);
+        private int maxPathLength = 2048;
+        private int maxPathDepth = 32;
+        private int maxUnackedSystemMessages = 4096;
+        private int maxInboundWatches = 4096;
+        private int maxQueuedMessages = 3072;
+        private Duration maxQueueTime = Duration.ofSeconds(20);
+        private int inboundMailboxHighWatermark = 100_000;
         private Duration heartbeatInterval = Duration.ofSeconds(1);
         private double phiThreshold = 10.0;
         private Duration acceptableHeartbeatPause = Duration.ofSeconds(3);
@@ -132,33 +196,38 @@ public final class RemoteSettings {
         private Builder() {
         }
 
-        /** {@code troupe.remote.bind-host}: address to listen on (default 127.0.0.1, loopback only). */
+        /** Address to listen on (default {@code 127.0.0.1}, loopback only). */
         public Builder bindHost(String host) { this.bindHost = host; return this; }
 
-        /** {@code troupe.remote.bind-port}: port to listen on (default 25520; 0 picks a free port). */
+        /** Port to listen on (default 25520; 0 picks a free port). */
         public Builder bindPort(int port) { this.bindPort = port; return this; }
 
-        /** {@code troupe.remote.canonical-host}: host other nodes use to reach this one (default: the bind host). */
+        /** Host other nodes use to reach this one, a hostname or IP literal (default: the bind host). */
         public Builder canonicalHost(String host) { this.canonicalHost = host; return this; }
 
-        /** {@code troupe.remote.canonical-port}: port other nodes use (default: the bound port). */
+        /** Port other nodes use to reach this one (default: the bound port). */
         public Builder canonicalPort(int port) { this.canonicalPort = port; return this; }
 
-        /** {@code troupe.remote.secret}: shared secret proven with HMAC-SHA256 in the handshake (16 bytes or more). */
+        /**
+         * Shared secret proven with HMAC-SHA256 in the handshake, 16 bytes or more (no default).
+         * It authenticates peers; it gives no confidentiality: use TLS across untrusted networks.
+         */
         public Builder secret(String value) {
             this.secret = value == null ? null : value.getBytes(StandardCharsets.UTF_8);
             return this;
         }
 
-        /** {@code troupe.remote.secret} as bytes. */
+        /** The shared secret as bytes; see {@link #secret(String)}. */
         public Builder secret(byte[] value) { this.secret = value == null ? null : value.clone(); return this; }
 
-        /** {@code troupe.remote.insecure}: whether to run without authentication; must be set explicitly. */
+        /** Whether to run without authentication (default false); must be set explicitly. */
         public Builder insecure(boolean value) { this.insecure = value; return this; }
 
         /**
-         * {@code troupe.remote.ssl.bundle}: mutual TLS. The server context should require client
-         * certificates ({@code ClientAuth.REQUIRE}); the client context presents this node's certificate.
+         * Mutual TLS. The server context must require client certificates
+         * ({@code ClientAuth.REQUIRE}); the client context presents this node's certificate. A
+         * peer's certificate must carry its claimed host (or the name given by
+         * {@link #tlsPeerIdentities}) as a subject alternative name.
          */
         public Builder tls(SslContext server, SslContext client) {
             this.serverSsl = Objects.requireNonNull(server, "server SslContext");
@@ -166,124 +235,222 @@ public final class RemoteSettings {
             return this;
         }
 
-        /** {@code troupe.remote.max-frame-size}: largest frame accepted, checked before allocating (default 256 KiB). */
+        /**
+         * With mutual TLS: for each system name, the subject alternative name (DNS name or IP
+         * literal) the certificate of a node of that system must carry, instead of the host that
+         * node claims (default: none, the claimed host must be in the certificate). For a mapped
+         * system the TLS layer's own check of the dialled host is replaced by this one.
+         */
+        public Builder tlsPeerIdentities(Map<String, String> systemToSubjectAltName) {
+            this.tlsPeerIdentities.clear();
+            this.tlsPeerIdentities.putAll(Objects.requireNonNull(systemToSubjectAltName, "systemToSubjectAltName"));
+            return this;
+        }
+
+        /** Largest frame accepted or sent, checked before allocating: 1 KiB to 8 MiB (default 256 KiB). */
         public Builder maxFrameSize(int bytes) { this.maxFrameSize = bytes; return this; }
 
-        /** {@code troupe.remote.outbound-buffer-size}: bytes buffered per peer, a power of two, at least 8 times max-frame-size (default 2 MiB). */
+        /**
+         * Bytes buffered per peer, a power of two at least 8 times the max frame size (default
+         * 2 MiB). Allocated when the first message to that peer is sent, not when the peer
+         * becomes known; a full buffer sends messages to dead letters as {@code outbound-overflow}.
+         */
         public Builder outboundBufferSize(int bytes) { this.outboundBufferSize = bytes; return this; }
 
-        /** {@code troupe.remote.handshake-timeout} (default 5s). */
+        /** Time a connection has to complete the handshake (default 5s). */
         public Builder handshakeTimeout(Duration d) { this.handshakeTimeout = d; return this; }
 
-        /** {@code troupe.remote.idle-timeout}: a connection silent this long is closed (default 30s). */
+        /** A connection on which nothing arrives this long is closed (default 30s). */
         public Builder idleTimeout(Duration d) { this.idleTimeout = d; return this; }
 
-        /** {@code troupe.remote.max-connections}: inbound connections at once (default 256). */
+        /** Inbound connections at once, handshaking or established (default 256). */
         public Builder maxConnections(int n) { this.maxConnections = n; return this; }
 
-        /** {@code troupe.remote.heartbeat-interval} (default 1s). */
+        /** Inbound connections that have not completed the handshake, in total (default 64). */
+        public Builder maxPendingHandshakes(int n) { this.maxPendingHandshakes = n; return this; }
+
+        /** Inbound connections that have not completed the handshake, per source IP address (default 8). */
+        public Builder maxPendingHandshakesPerSource(int n) { this.maxPendingHandshakesPerSource = n; return this; }
+
+        /**
+         * Remote nodes this node keeps state for at once (default 256). Associations exist for
+         * peers this node sends to and peers that completed a handshake; beyond the limit new
+         * peers are refused ({@code association-limit}).
+         */
+        public Builder maxAssociations(int n) { this.maxAssociations = n; return this; }
+
+        /**
+         * An association with no connection, no traffic, no pending system messages and no
+         * watches for this long (or one whose node is lost for this long) is removed with its
+         * buffer and metrics (default 5 minutes). Refs to it keep working: they reconnect.
+         */
+        public Builder removeIdleAssociationAfter(Duration d) { this.removeIdleAssociationAfter = d; return this; }
+
+        /** Longest actor path accepted from a peer, in characters (default 2048). */
+        public Builder maxPathLength(int chars) { this.maxPathLength = chars; return this; }
+
+        /** Most path elements below the root accepted from a peer (default 32). */
+        public Builder maxPathDepth(int elements) { this.maxPathDepth = elements; return this; }
+
+        /**
+         * System messages (watch, unwatch, terminated) sent to one peer and not yet acknowledged
+         * (default 4096). Overflow quarantines that incarnation of the peer: it is declared lost
+         * and its handshakes are refused until it restarts.
+         */
+        public Builder maxUnackedSystemMessages(int n) { this.maxUnackedSystemMessages = n; return this; }
+
+        /** Watches one peer may hold on this node's actors (default 4096); a watch beyond closes its connection. */
+        public Builder maxInboundWatches(int n) { this.maxInboundWatches = n; return this; }
+
+        /**
+         * Messages queued for one peer while it is not connected (default 3072); further tells
+         * go to dead letters as {@code outbound-overflow}.
+         */
+        public Builder maxQueuedMessages(int n) { this.maxQueuedMessages = n; return this; }
+
+        /**
+         * How long a message may wait in the outbound buffer (default 20s); older ones go to
+         * dead letters as {@code outbound-expired} instead of being sent late.
+         */
+        public Builder maxQueueTime(Duration d) { this.maxQueueTime = d; return this; }
+
+        /**
+         * A connection stops reading while a local mailbox it delivers to holds more messages
+         * than this (or a bounded mailbox is full), and resumes when it drained (default 100000).
+         */
+        public Builder inboundMailboxHighWatermark(int messages) { this.inboundMailboxHighWatermark = messages; return this; }
+
+        /** Interval between heartbeats to each peer (default 1s). */
         public Builder heartbeatInterval(Duration d) { this.heartbeatInterval = d; return this; }
 
-        /** {@code troupe.remote.failure-detector.threshold}: phi above which a node is lost (default 10). */
+        /** Phi above which the failure detector declares a node lost (default 10). */
         public Builder phiThreshold(double phi) { this.phiThreshold = phi; return this; }
 
-        /** {@code troupe.remote.failure-detector.acceptable-heartbeat-pause} (default 3s). */
+        /** Pause added to the mean heartbeat interval before phi rises (default 3s). */
         public Builder acceptableHeartbeatPause(Duration d) { this.acceptableHeartbeatPause = d; return this; }
 
-        /** {@code troupe.remote.failure-detector.min-std-deviation} (default 100ms). */
+        /** Floor of the heartbeat interval's standard deviation in the failure detector (default 100ms). */
         public Builder minHeartbeatStdDev(Duration d) { this.minHeartbeatStdDev = d; return this; }
 
-        /** {@code troupe.remote.reconnect.min-backoff} and {@code max-backoff} (default 100ms and 5s). */
+        /** First and largest delay between reconnect attempts (default 100ms and 5s), doubling with ±20% jitter. */
         public Builder reconnectBackoff(Duration min, Duration max) {
             this.reconnectMinBackoff = min;
             this.reconnectMaxBackoff = max;
             return this;
         }
 
-        /** {@code troupe.remote.system-message-resend-interval} (default 1s). */
+        /** Interval after which unacknowledged system messages are sent again (default 1s). */
         public Builder systemMessageResendInterval(Duration d) { this.systemMessageResendInterval = d; return this; }
 
-        /** {@code troupe.remote.max-compression-entries}: paths and class names per association and direction (default 65536). */
+        /** Paths and class names per connection and direction (default 65536); more is {@code compression-limit}. */
         public Builder maxCompressionEntries(int n) { this.maxCompressionEntries = n; return this; }
 
-        /** {@code troupe.remote.io-threads} (default 1). */
+        /** I/O threads (default 1). */
         public Builder ioThreads(int n) { this.ioThreads = n; return this; }
 
-        /** {@code troupe.remote.native-transport}: whether to use epoll when available (default true). */
+        /** Whether to use epoll when available (default true). */
         public Builder nativeTransport(boolean value) { this.nativeTransport = value; return this; }
 
-        /** The serializers; built-ins only by default. */
+        /** The serializers (default: built-ins only). */
         public Builder serializers(SerializerRegistry registry) { this.serializers = Objects.requireNonNull(registry); return this; }
 
         /**
          * @return the settings
-         * @throws IllegalArgumentException naming the {@code troupe.remote.*} property that is wrong
+         * @throws InvalidSettingException naming the builder method whose value is refused
          */
         public RemoteSettings build() {
             final boolean hasSecret = secret != null && secret.length > 0;
             if (!hasSecret && serverSsl == null && !insecure) {
-                throw new IllegalArgumentException("troupe.remote.secret must be set (or troupe.remote.ssl.bundle for mutual TLS): "
-                    + "remote is enabled without authentication; set troupe.remote.insecure=true to allow that explicitly");
+                throw new InvalidSettingException(PREFIX + "secret", "must be set (or tls(...) for mutual TLS): the transport has "
+                    + "no authentication; set insecure(true) to allow that explicitly");
             }
             if (hasSecret && secret.length < 16) {
-                throw new IllegalArgumentException("troupe.remote.secret must be at least 16 bytes long");
+                throw new InvalidSettingException(PREFIX + "secret", "must be at least 16 bytes, is " + secret.length);
             }
             if (hasSecret && serverSsl != null) {
-                throw new IllegalArgumentException("troupe.remote.secret and troupe.remote.ssl.bundle are exclusive: choose one");
+                throw new InvalidSettingException(PREFIX + "secret", "a secret and tls(...) are exclusive: choose one");
+            }
+            if (!tlsPeerIdentities.isEmpty() && serverSsl == null) {
+                throw new InvalidSettingException(PREFIX + "tlsPeerIdentities", "only applies with tls(...)");
+            }
+            for (Map.Entry<String, String> e : tlsPeerIdentities.entrySet()) {
+                if (e.getKey() == null || e.getKey().isEmpty() || e.getValue() == null || !HostNames.isValid(e.getValue())) {
+                    throw new InvalidSettingException(PREFIX + "tlsPeerIdentities", e.getKey(),
+                        "must map a system name to a DNS name or IP literal: " + e.getValue());
+                }
             }
             if (bindHost == null || bindHost.isEmpty()) {
-                throw new IllegalArgumentException("troupe.remote.bind-host must not be empty");
+                throw new InvalidSettingException(PREFIX + "bindHost", "must not be empty");
             }
-            checkPort("troupe.remote.bind-port", bindPort);
+            if (canonicalHost != null && !HostNames.isValid(canonicalHost)) {
+                throw new InvalidSettingException(PREFIX + "canonicalHost", "must be a hostname or IP literal: " + canonicalHost);
+            }
+            if (canonicalHost == null && !HostNames.isValid(bindHost)) {
+                throw new InvalidSettingException(PREFIX + "bindHost", "must be a hostname or IP literal when no canonical host is set: " + bindHost);
+            }
+            checkPort("bindPort", bindPort);
             if (canonicalPort != -1) {
-                checkPort("troupe.remote.canonical-port", canonicalPort);
+                checkPort("canonicalPort", canonicalPort);
             }
             if (maxFrameSize < 1024 || maxFrameSize > (8 << 20)) {
-                throw new IllegalArgumentException("troupe.remote.max-frame-size must be between 1 KiB and 8 MiB: " + maxFrameSize);
+                throw new InvalidSettingException(PREFIX + "maxFrameSize", "must be between 1 KiB and 8 MiB: " + maxFrameSize);
             }
             if (Integer.bitCount(outboundBufferSize) != 1 || outboundBufferSize < 8 * maxFrameSize) {
                 // The ring buffer's largest record is an eighth of its capacity.
-                throw new IllegalArgumentException("troupe.remote.outbound-buffer-size must be a power of two and at least 8 times "
-                    + "troupe.remote.max-frame-size: " + outboundBufferSize);
+                throw new InvalidSettingException(PREFIX + "outboundBufferSize", "must be a power of two and at least 8 times "
+                    + "maxFrameSize (" + maxFrameSize + "): " + outboundBufferSize);
             }
-            positive("troupe.remote.handshake-timeout", handshakeTimeout);
-            positive("troupe.remote.idle-timeout", idleTimeout);
-            positive("troupe.remote.heartbeat-interval", heartbeatInterval);
-            positive("troupe.remote.failure-detector.acceptable-heartbeat-pause", acceptableHeartbeatPause);
-            positive("troupe.remote.failure-detector.min-std-deviation", minHeartbeatStdDev);
-            positive("troupe.remote.reconnect.min-backoff", reconnectMinBackoff);
-            positive("troupe.remote.reconnect.max-backoff", reconnectMaxBackoff);
-            positive("troupe.remote.system-message-resend-interval", systemMessageResendInterval);
+            positive("handshakeTimeout", handshakeTimeout);
+            positive("idleTimeout", idleTimeout);
+            positive("heartbeatInterval", heartbeatInterval);
+            positive("acceptableHeartbeatPause", acceptableHeartbeatPause);
+            positive("minHeartbeatStdDev", minHeartbeatStdDev);
+            positive("reconnectBackoff", reconnectMinBackoff);
+            positive("reconnectBackoff", reconnectMaxBackoff);
+            positive("systemMessageResendInterval", systemMessageResendInterval);
+            positive("removeIdleAssociationAfter", removeIdleAssociationAfter);
+            positive("maxQueueTime", maxQueueTime);
             if (idleTimeout.compareTo(heartbeatInterval.multipliedBy(2)) < 0) {
-                throw new IllegalArgumentException("troupe.remote.idle-timeout must be at least twice troupe.remote.heartbeat-interval");
+                throw new InvalidSettingException(PREFIX + "idleTimeout", "must be at least twice heartbeatInterval ("
+                    + heartbeatInterval + "): " + idleTimeout);
             }
             if (reconnectMaxBackoff.compareTo(reconnectMinBackoff) < 0) {
-                throw new IllegalArgumentException("troupe.remote.reconnect.max-backoff must not be below min-backoff");
+                throw new InvalidSettingException(PREFIX + "reconnectBackoff", "the maximum (" + reconnectMaxBackoff
+                    + ") must not be below the minimum (" + reconnectMinBackoff + ")");
             }
-            if (maxConnections < 1) {
-                throw new IllegalArgumentException("troupe.remote.max-connections must be at least 1: " + maxConnections);
+            atLeast("maxConnections", maxConnections, 1);
+            atLeast("maxPendingHandshakes", maxPendingHandshakes, 1);
+            atLeast("maxPendingHandshakesPerSource", maxPendingHandshakesPerSource, 1);
+            atLeast("maxAssociations", maxAssociations, 1);
+            atLeast("maxPathLength", maxPathLength, 64);
+            atLeast("maxPathDepth", maxPathDepth, 2);
+            atLeast("maxUnackedSystemMessages", maxUnackedSystemMessages, 16);
+            atLeast("maxInboundWatches", maxInboundWatches, 1);
+            atLeast("maxQueuedMessages", maxQueuedMessages, 1);
+            atLeast("inboundMailboxHighWatermark", inboundMailboxHighWatermark, 1);
+            if (!(phiThreshold > 0)) {
+                throw new InvalidSettingException(PREFIX + "phiThreshold", "must be positive: " + phiThreshold);
             }
-            if (phiThreshold <= 0) {
-                throw new IllegalArgumentException("troupe.remote.failure-detector.threshold must be positive: " + phiThreshold);
-            }
-            if (maxCompressionEntries < 16) {
-                throw new IllegalArgumentException("troupe.remote.max-compression-entries must be at least 16: " + maxCompressionEntries);
-            }
-            if (ioThreads < 1) {
-                throw new IllegalArgumentException("troupe.remote.io-threads must be at least 1: " + ioThreads);
-            }
+            atLeast("maxCompressionEntries", maxCompressionEntries, 16);
+            atLeast("ioThreads", ioThreads, 1);
             return new RemoteSettings(this);
         }
 
-        private static void checkPort(String property, int port) {
-            if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException(property + " must be between 0 and 65535: " + port);
+        private static void atLeast(String setting, int value, int min) {
+            if (value < min) {
+                throw new InvalidSettingException(PREFIX + setting, "must be at least " + min + ": " + value);
             }
         }
 
-        private static void positive(String property, Duration d) {
+        private static void checkPort(String setting, int port) {
+            if (port < 0 || port > 65535) {
+                throw new InvalidSettingException(PREFIX + setting, "must be between 0 and 65535: " + port);
+            }
+        }
+
+        private static void positive(String setting, Duration d) {
             if (d == null || d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(property + " must be a positive duration: " + d);
+                throw new InvalidSettingException(PREFIX + setting, "must be a positive duration: " + d);
             }
         }
     }

@@ -86,7 +86,46 @@ public final class RemoteTransport implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "remote ref " + path + " is declared for " + messageType.getName()
                 + " but no serializer handles " + missing + "; such messages will go to dead letters as no-serializer");
         }
-        return core.refFor(path, null, 0);
+        return core.lookup(path);
+    }
+
+    /**
+     * Makes a local actor addressable from other nodes, under its path
+     * ({@link #addressOf(ActorRef)}), until it stops or is {@link #unpublish unpublished}. Only
+     * published actors, and refs this node itself sent inside messages (reply-to refs, ask refs),
+     * can be reached from other nodes; a message to any other local path goes to dead letters as
+     * {@code unknown-recipient}. Every inbound message is checked against {@code messageType}
+     * first: one of another class is dropped ({@code type-mismatch}) and never reaches the actor.
+     *
+     * <pre>{@code
+     * ActorRef<Order> orders = system.spawn(OrderActor.create(), "orders");
+     * remote.publish(orders, Order.class);   // troupe://shop@10.0.0.7:25520/user/orders
+     * }</pre>
+     *
+     * @param ref a local actor
+     * @param messageType the class its messages have (a sealed interface covers its subtypes)
+     * @param <T> the message type
+     * @return the path other nodes use for it
+     * @throws IllegalArgumentException if the ref is not a local actor
+     */
+    public <T> ActorPath publish(ActorRef<T> ref, Class<? super T> messageType) {
+        Objects.requireNonNull(messageType, "messageType");
+        final List<Class<?>> missing = settings.serializers().unserializableTypes(messageType);
+        if (!missing.isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, "actor " + ref.path() + " is published for " + messageType.getName()
+                + " but no serializer handles " + missing + "; such messages cannot arrive");
+        }
+        core.publish(ref, messageType);
+        return core.addressed(ref.path());
+    }
+
+    /**
+     * Makes a published actor unreachable from other nodes again (refs it sent out stay valid).
+     *
+     * @param ref a ref given to {@link #publish}
+     */
+    public void unpublish(ActorRef<?> ref) {
+        core.unpublish(ref);
     }
 
     /**

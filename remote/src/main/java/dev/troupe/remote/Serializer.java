@@ -94,6 +94,18 @@ public interface Serializer<T> {
      * @param <M> the ref's message type
      * @return the ref, or null
      */
+    /**
+     * Like {@link #writeRef(MutableDirectBuffer, int, dev.troupe.actor.ActorRef, RefWriter)},
+     * naming the class the ref's messages have: a local ref written this way accepts only that
+     * class from the peer (others are dropped as {@code type-mismatch} before they reach it).
+     *
+     * @return the bytes written, 4
+     */
+    static int writeRef(MutableDirectBuffer buffer, int offset, dev.troupe.actor.ActorRef<?> ref, Class<?> messageType, RefWriter refs) {
+        buffer.putInt(offset, ref == null ? 0 : refs.idOf(ref, messageType), java.nio.ByteOrder.BIG_ENDIAN);
+        return 4;
+    }
+
     static <M> dev.troupe.actor.ActorRef<M> readRef(DirectBuffer buffer, int offset, RefResolver refs) {
         return refs.resolve(buffer.getInt(offset, java.nio.ByteOrder.BIG_ENDIAN));
     }
@@ -106,6 +118,21 @@ public interface Serializer<T> {
          *         (0 stands for null)
          */
         int idOf(dev.troupe.actor.ActorRef<?> ref);
+
+        /**
+         * Like {@link #idOf(dev.troupe.actor.ActorRef)}, naming the class of the messages the
+         * ref accepts when the serializer knows it (a field declared {@code ActorRef<Pong>}):
+         * a local ref sent out this way accepts only that class from other nodes, so a reply of
+         * another class is dropped ({@code type-mismatch}) instead of reaching the actor. The
+         * first write of a ref to a node decides its class there.
+         *
+         * @param ref a local ref or a remote ref
+         * @param messageType the class its messages have, or {@code Object.class} if unknown
+         * @return the id, never 0 for a ref
+         */
+        default int idOf(dev.troupe.actor.ActorRef<?> ref, Class<?> messageType) {
+            return idOf(ref);
+        }
     }
 
     /** Resolves ref ids inside a received message. */

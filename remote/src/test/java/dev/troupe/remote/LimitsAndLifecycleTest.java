@@ -82,6 +82,40 @@ class LimitsAndLifecycleTest {
     }
 
     @Test
+    void aConnectionFeedingAFullMailboxStopsReadingAndResumesWithoutLosingAMessage() throws Exception {
+        final RemoteTransport a = kit.node("alpha");
+        final RemoteTransport b = kit.node("beta", RemoteTestKit.settings().inboundMailboxHighWatermark(200));
+        final java.util.concurrent.CountDownLatch open = new java.util.concurrent.CountDownLatch(1);
+        final AtomicInteger received = new AtomicInteger();
+        b.publish(b.system().spawn(Behaviors.<Integer>receiveMessage(i -> {
+            if (i == 0) {
+                awaitRelease(open); // the actor is stuck: its mailbox fills
+            }
+            received.incrementAndGet();
+            return Behaviors.same();
+        }), "slow"), Integer.class);
+        final ActorRef<Integer> slow = a.actorRef(b.address() + "user/slow", Integer.class);
+        for (int i = 0; i < 2000; i++) {
+            slow.tell(i);
+        }
+        RemoteTestKit.await("the connection paused for the mailbox", Duration.ofSeconds(10), () -> b.metrics().inboundReadPauses() >= 1);
+        open.countDown();
+        RemoteTestKit.await("every message delivered after the pause", Duration.ofSeconds(20), () -> received.get() == 2000);
+        assertThat(b.system().deadLetters().count(DeadLetterReason.MAILBOX_FULL)).isZero();
+    }
+
+    private static void awaitRelease(java.util.concurrent.CountDownLatch latch) {
+        try {
+            if (!latch.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new AssertionError("never released");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
     void silentConnectionIsClosedAtTheIdleTimeout() throws Exception {
         final RemoteTransport b = kit.node("beta", RemoteTestKit.settings().idleTimeout(Duration.ofMillis(800)));
         try (Socket s = new Socket("127.0.0.1", b.address().port())) {
@@ -102,10 +136,10 @@ class LimitsAndLifecycleTest {
         final RemoteTransport a = kit.node("alpha");
         final RemoteTransport b = kit.node("beta");
         final AtomicInteger received = new AtomicInteger();
-        b.system().spawn(Behaviors.<Integer>receiveMessage(i -> {
+        b.publish(b.system().spawn(Behaviors.<Integer>receiveMessage(i -> {
             received.incrementAndGet();
             return Behaviors.same();
-        }), "sink");
+        }), "sink"), Integer.class);
         final ActorRef<Integer> sink = a.actorRef(b.address() + "user/sink", Integer.class);
         sink.tell(0);
         RemoteTestKit.await("connected", Duration.ofSeconds(5), () -> received.get() == 1);
@@ -126,7 +160,7 @@ class LimitsAndLifecycleTest {
         final int port = freePort();
         final ActorRef<String> remote = a.actorRef("troupe://beta@127.0.0.1:" + port + "/user/target", String.class);
         final TestProbe<String> probe = TestProbe.create(a.system());
-        final ActorRef<Void> watcher = a.system().spawn(Behaviors.<Void>setup(ctx -> {
+        a.system().spawn(Behaviors.<Void>setup(ctx -> {
             ctx.watch(remote);
             return Behaviors.<Void>receiveSignal((c, s) -> {
                 if (s instanceof Terminated) {
@@ -135,13 +169,18 @@ class LimitsAndLifecycleTest {
                 return Behaviors.same();
             });
         }), "watcher");
-        assertThat(watcher).isNotNull();
-        Thread.sleep(150); // the watch waits in the unacknowledged queue; connects fail meanwhile
-        final RemoteTransport b = kit.node("beta", RemoteTestKit.settings().bindPort(port));
-        final ActorRef<String> target = b.system().spawn(Behaviors.<String>receiveMessage(m -> Behaviors.stopped()), "target");
-        // the watch reaches beta after the reconnect (the target may not exist yet: then Terminated comes at once)
-        RemoteTestKit.await("connected", Duration.ofSeconds(5),
-            () -> a.metrics().associations(AssociationState.ACTIVE) == 1);
+        final PeerMetrics toBeta = a.metrics().peers().get(0);
+        // the watch waits in the unacknowledged queue while connects fail
+        RemoteTestKit.await("a failed connect", Duration.ofSeconds(5), () -> toBeta.reconnects() >= 1 && toBeta.systemMessagesUnacked() == 1);
+        final dev.troupe.actor.ActorSystem betaSystem = dev.troupe.actor.ActorSystem.create("beta");
+        final ActorRef<String> target = betaSystem.spawn(Behaviors.<String>receiveMessage(m -> Behaviors.stopped()), "target");
+        final RemoteTransport b = kit.node(betaSystem, RemoteTestKit.settings().bindPort(port));
+        b.publish(target, String.class);
+        // the watch reaches beta after the reconnect and is in place there
+        RemoteTestKit.await("the watch acknowledged and held", Duration.ofSeconds(10),
+            () -> toBeta.systemMessagesUnacked() == 0 && !b.metrics().peers().isEmpty() && b.metrics().peers().get(0).watchesHeldByPeer() == 1);
+        // nothing fired so far: wait a moment to be sure Terminated does not come before the stop
+        probe.expectNoMessage(Duration.ofMillis(100));
         target.tell("stop");
         assertThat(probe.receiveMessage(Duration.ofSeconds(5))).isEqualTo("terminated");
     }
@@ -159,6 +198,7 @@ class LimitsAndLifecycleTest {
             fromBeta.ref().tell(m);
             return Behaviors.same();
         }), "inbox");
+        a.publish(inbox, Ping.class);
         oldBetaRemote.actorRef(a.addressOf(inbox).toString(), Ping.class).tell(new Ping(1, betaActor));
         final ActorRef<Ping.Pong> boundRef = fromBeta.receiveMessage(Duration.ofSeconds(5)).replyTo();
         final ActorRef<String> lookupRef = a.actorRef("troupe://beta@127.0.0.1:" + port + "/user/sink", String.class);
@@ -167,10 +207,10 @@ class LimitsAndLifecycleTest {
         oldBeta.terminate().toCompletableFuture().join();
         final RemoteTransport newBeta = kit.node("beta", RemoteTestKit.settings().bindPort(port));
         final List<Object> sunk = new CopyOnWriteArrayList<>();
-        newBeta.system().spawn(Behaviors.<String>receiveMessage(m -> {
+        newBeta.publish(newBeta.system().spawn(Behaviors.<String>receiveMessage(m -> {
             sunk.add(m);
             return Behaviors.same();
-        }), "sink");
+        }), "sink"), String.class);
         // the lookup ref follows the address to the new incarnation
         RemoteTestKit.await("new beta reached", Duration.ofSeconds(10), () -> {
             lookupRef.tell("hello");

@@ -50,11 +50,12 @@ class MultiNodeTest {
         final Process process;
         final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
         final Writer stdin;
+        final Thread reader;
 
         Child(Process process) {
             this.process = process;
             this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-            final Thread reader = new Thread(() -> {
+            reader = new Thread(() -> {
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                     String l;
                     while ((l = r.readLine()) != null) {
@@ -133,9 +134,11 @@ class MultiNodeTest {
 
         // beta watches an actor of alpha; stopping it reaches beta as Terminated
         final ActorRef<String> target = alpha.system().spawn(Behaviors.<String>receiveMessage(m -> Behaviors.stopped()), "target");
+        alpha.publish(target, String.class);
         beta.command("watch " + alpha.addressOf(target));
         beta.expectLine("WATCHING", Duration.ofSeconds(10));
-        Thread.sleep(300); // let the watch cross before the stop
+        // the watch has crossed: alpha holds beta's watch on its actor
+        RemoteTestKit.await("beta's watch held on alpha", Duration.ofSeconds(10), () -> peer(alpha, "beta@").watchesHeldByPeer() == 1);
         target.tell("stop");
         assertThat(beta.expectLine("TERMINATED", Duration.ofSeconds(10))).endsWith("/user/target");
 
@@ -150,7 +153,8 @@ class MultiNodeTest {
                 return Behaviors.same();
             });
         }), "watcher");
-        Thread.sleep(500); // the watch is acknowledged well within this
+        beta.command("await-watched");
+        beta.expectLine("WATCHED", Duration.ofSeconds(30)); // beta holds alpha's watch on its echo
         final long uidBefore = alpha.metrics().peers().stream().filter(p -> p.address().startsWith("beta@")).findFirst().orElseThrow().peerUid();
         final long killedAt = System.nanoTime();
         beta.process.destroyForcibly(); // SIGKILL
@@ -205,7 +209,8 @@ class MultiNodeTest {
                 return Behaviors.same();
             });
         }), "watcher");
-        Thread.sleep(300);
+        beta.command("await-watched");
+        beta.expectLine("WATCHED", Duration.ofSeconds(30));
         beta.command("exit");
         assertThat(terminated.receiveMessage(Duration.ofSeconds(5))).isEqualTo("terminated");
         if (!beta.process.waitFor(10, TimeUnit.SECONDS)) {
@@ -236,6 +241,7 @@ class MultiNodeTest {
             inbox.ref().tell(g);
             return Behaviors.same();
         }), "greetings");
+        alpha.publish(greetings, Greeting.class);
         beta.command("greet " + alpha.addressOf(greetings));
         final ActorRef<Greeting> greeter = inbox.receiveMessage(Duration.ofSeconds(10)).replyTo();
         assertThat(greeter.path().toString()).isEqualTo(betaAddress + "user/greeter");
@@ -258,7 +264,8 @@ class MultiNodeTest {
                 return Behaviors.same();
             });
         }), "watcher");
-        Thread.sleep(500); // the watch is acknowledged well within this
+        beta.command("await-watched");
+        beta.expectLine("WATCHED", Duration.ofSeconds(30));
         final PeerMetrics peer = alpha.metrics().peers().stream().filter(p -> p.address().startsWith("beta@")).findFirst().orElseThrow();
         final long uid = peer.peerUid();
         final long lostBefore = peer.nodesLost();
@@ -289,12 +296,16 @@ class MultiNodeTest {
         assertThat(alpha.system().deadLetters().count(DeadLetterReason.UNKNOWN_RECIPIENT)).isEqualTo(alphaUnknownBefore);
         beta.command("exit");
         assertThat(beta.process.waitFor(10, TimeUnit.SECONDS)).isTrue();
-        Thread.sleep(200); // the stdout reader reaches the end of the pipe
+        beta.reader.join(10_000); // the stdout reader reached the end of the pipe
         final List<String> betaLines = new ArrayList<>();
         beta.lines.drainTo(betaLines);
         assertThat(betaLines).noneMatch(l -> l.startsWith("DEADLETTER " + DeadLetterReason.UNKNOWN_RECIPIENT.tag()));
         // death watch fired once at the loss and is not resurrected by the reconnect
         terminated.expectNoMessage(Duration.ofMillis(300));
+    }
+
+    private static PeerMetrics peer(RemoteTransport t, String prefix) {
+        return t.metrics().peers().stream().filter(p -> p.address().startsWith(prefix)).findFirst().orElseThrow();
     }
 
     private static void signal(String signal, Process process) throws IOException, InterruptedException {

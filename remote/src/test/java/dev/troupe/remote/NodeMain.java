@@ -16,7 +16,10 @@ import java.nio.charset.StandardCharsets;
  * {@code watch <path>} watches a remote actor and prints {@code TERMINATED <path>} when it stops;
  * {@code greet <path>} sends a {@link Greeting} whose replyTo is the {@code greeter} actor (which
  * answers every greeting to its replyTo) to a remote actor;
- * {@code exit} shuts down gracefully. Every dead letter is printed as {@code DEADLETTER <reason> <path>}.
+ * {@code await-watched} prints {@code WATCHED <n>} once other nodes hold a watch on one of its
+ * actors (polling its own transport's metrics, so the test can wait on the line instead of
+ * sleeping); {@code exit} shuts down gracefully. Every dead letter is printed as
+ * {@code DEADLETTER <reason> <path>}.
  */
 public final class NodeMain {
 
@@ -27,7 +30,7 @@ public final class NodeMain {
         final ActorSystem system = ActorSystem.create(args[0]);
         final RemoteTransport transport = RemoteTransport.start(system,
             RemoteTestKit.settings().bindPort(Integer.parseInt(args[1])).build());
-        system.spawn(RemoteTestKit.echo(), "echo");
+        transport.publish(system.spawn(RemoteTestKit.echo(), "echo"), Ping.class);
         final ActorRef<Greeting> greeter = system.spawn(Behaviors.<Greeting>receive((ctx, g) -> {
             g.replyTo().tell(new Greeting("re: " + g.text(), g.numbers(), ctx.self()));
             return Behaviors.same();
@@ -58,6 +61,21 @@ public final class NodeMain {
             } else if (line.startsWith("greet ")) {
                 transport.actorRef(line.substring(6).trim(), Greeting.class)
                     .tell(new Greeting("hello", java.util.List.of(1), greeter));
+            } else if (line.equals("await-watched")) {
+                final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+                int held = 0;
+                while (System.nanoTime() - deadline < 0) {
+                    held = 0;
+                    for (PeerMetrics p : transport.metrics().peers()) {
+                        held += p.watchesHeldByPeer();
+                    }
+                    if (held > 0) {
+                        break;
+                    }
+                    Thread.sleep(10); // polling a condition, bounded by the deadline
+                }
+                System.out.println((held > 0 ? "WATCHED " : "NOT-WATCHED ") + held);
+                System.out.flush();
             } else if (line.equals("exit")) {
                 break;
             }

@@ -23,7 +23,7 @@ public record Ping(long seq, ActorRef<Pong> replyTo) {
         @Override
         public int write(Ping p, MutableDirectBuffer buffer, int offset, RefWriter refs) {
             buffer.putLong(offset, p.seq(), ByteOrder.BIG_ENDIAN);
-            return 8 + BuiltInSerializers.writeRef(buffer, offset + 8, p.replyTo(), refs);
+            return 8 + Serializer.writeRef(buffer, offset + 8, p.replyTo(), Pong.class, refs);
         }
 
         @Override

@@ -4,6 +4,7 @@ import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.DeadLetter;
 import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.InvalidSettingException;
 import dev.troupe.actor.testkit.TestProbe;
 import dev.troupe.remote.json.Greeting;
 import org.junit.jupiter.api.AfterEach;
@@ -28,7 +29,7 @@ class RemoteMessagingTest {
     void requestAndReplyAcrossNodesWithReplyToRef() {
         final RemoteTransport a = kit.node("alpha");
         final RemoteTransport b = kit.node("beta");
-        b.system().spawn(RemoteTestKit.echo(), "echo");
+        b.publish(b.system().spawn(RemoteTestKit.echo(), "echo"), Ping.class);
         final ActorRef<Ping> echo = a.actorRef(b.address() + "user/echo", Ping.class);
         final TestProbe<Ping.Pong> probe = TestProbe.create(a.system());
         for (int i = 0; i < 100; i++) {
@@ -50,15 +51,15 @@ class RemoteMessagingTest {
     void jacksonRecordWithRefAndBuiltInsRoundTrip() {
         final RemoteTransport a = kit.node("alpha");
         final RemoteTransport b = kit.node("beta");
-        b.system().spawn(Behaviors.<Greeting>receiveMessage(g -> {
+        b.publish(b.system().spawn(Behaviors.<Greeting>receiveMessage(g -> {
             g.replyTo().tell(new Greeting(g.text().toUpperCase(), List.of(g.numbers().size()), null));
             return Behaviors.same();
-        }), "greeter");
+        }), "greeter"), Greeting.class);
         final List<Object> received = new CopyOnWriteArrayList<>();
-        b.system().spawn(Behaviors.receiveMessage(m -> {
+        b.publish(b.system().spawn(Behaviors.receiveMessage(m -> {
             received.add(m);
             return Behaviors.same();
-        }), "sink");
+        }), "sink"), Object.class);
         final TestProbe<Greeting> probe = TestProbe.create(a.system());
         a.actorRef(b.address() + "user/greeter", Greeting.class).tell(new Greeting("héllo €𝄞", List.of(1, 2, 3), probe.ref()));
         assertThat(probe.receiveMessage()).isEqualTo(new Greeting("HÉLLO €𝄞", List.of(3), null));
@@ -104,29 +105,37 @@ class RemoteMessagingTest {
         assertThat(dead.get(0).reason()).isEqualTo(DeadLetterReason.UNKNOWN_RECIPIENT);
         assertThat(dead.get(0).message()).isEqualTo("lost");
         // the connection stays usable
-        b.system().spawn(RemoteTestKit.echo(), "echo");
+        b.publish(b.system().spawn(RemoteTestKit.echo(), "echo"), Ping.class);
         final TestProbe<Ping.Pong> probe = TestProbe.create(a.system());
         a.actorRef(b.address() + "user/echo", Ping.class).tell(new Ping(1, probe.ref()));
         probe.expectMessage(new Ping.Pong(1));
     }
 
     @Test
-    void missingAuthenticationFailsWithThePropertyName() {
-        final IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+    void invalidSettingsNameTheBuilderMethod() {
+        final InvalidSettingException e = org.junit.jupiter.api.Assertions.assertThrows(InvalidSettingException.class,
             () -> RemoteSettings.builder().build());
-        assertThat(e.getMessage()).contains("troupe.remote.secret must be set").contains("troupe.remote.insecure=true");
+        assertThat(e.setting()).isEqualTo("RemoteSettings.Builder.secret");
+        assertThat(e.getMessage()).contains("insecure(true)").doesNotContain("troupe.");
         assertThat(RemoteSettings.builder().insecure(true).build().bindHost()).isEqualTo("127.0.0.1");
-        assertThat(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-            () -> RemoteSettings.builder().secret("short").build()).getMessage()).contains("troupe.remote.secret");
-        assertThat(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-            () -> RemoteSettings.builder().insecure(true).maxFrameSize(10).build()).getMessage()).contains("troupe.remote.max-frame-size");
+        assertThat(org.junit.jupiter.api.Assertions.assertThrows(InvalidSettingException.class,
+            () -> RemoteSettings.builder().secret("short").build()).setting()).isEqualTo("RemoteSettings.Builder.secret");
+        assertThat(org.junit.jupiter.api.Assertions.assertThrows(InvalidSettingException.class,
+            () -> RemoteSettings.builder().insecure(true).maxFrameSize(10).build()).setting()).isEqualTo("RemoteSettings.Builder.maxFrameSize");
+        assertThat(org.junit.jupiter.api.Assertions.assertThrows(InvalidSettingException.class,
+            () -> RemoteSettings.builder().insecure(true).canonicalHost("evil\r\nhost").build()).setting())
+            .isEqualTo("RemoteSettings.Builder.canonicalHost");
+        assertThat(org.junit.jupiter.api.Assertions.assertThrows(InvalidSettingException.class,
+            () -> RemoteSettings.builder().insecure(true).maxPathDepth(1).build()).setting()).isEqualTo("RemoteSettings.Builder.maxPathDepth");
+        assertThat(org.junit.jupiter.api.Assertions.assertThrows(InvalidSettingException.class,
+            () -> RemoteSettings.builder().insecure(true).maxQueueTime(Duration.ZERO).build()).setting()).isEqualTo("RemoteSettings.Builder.maxQueueTime");
     }
 
     @Test
     void insecureModeWorksWhenBothSidesSetIt() {
         final RemoteTransport a = kit.node("alpha", RemoteTestKit.settings().secret((String) null).insecure(true));
         final RemoteTransport b = kit.node("beta", RemoteTestKit.settings().secret((String) null).insecure(true));
-        b.system().spawn(RemoteTestKit.echo(), "echo");
+        b.publish(b.system().spawn(RemoteTestKit.echo(), "echo"), Ping.class);
         final TestProbe<Ping.Pong> probe = TestProbe.create(a.system());
         a.actorRef(b.address() + "user/echo", Ping.class).tell(new Ping(7, probe.ref()));
         probe.expectMessage(new Ping.Pong(7));

@@ -52,6 +52,14 @@ public final class RemoteTestKit implements AutoCloseable {
         return t;
     }
 
+    /** Starts a transport for a system the caller prepared (actors spawned before it listens); closed with the kit. */
+    public RemoteTransport node(ActorSystem system, RemoteSettings.Builder settings) {
+        systems.add(system);
+        final RemoteTransport t = RemoteTransport.start(system, settings.build());
+        transports.add(t);
+        return t;
+    }
+
     /** An actor that answers every Ping with a Pong of the same seq. */
     public static Behavior<Ping> echo() {
         return Behaviors.receiveMessage(p -> {

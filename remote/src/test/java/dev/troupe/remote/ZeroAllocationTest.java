@@ -70,7 +70,7 @@ class ZeroAllocationTest {
     void remoteRoundTripsAllocateOnlyTheDeserializedMessages() throws InterruptedException {
         final RemoteTransport a = kit.node("alpha");
         final RemoteTransport b = kit.node("beta");
-        b.system().spawn(reusingEcho(), "echo");
+        b.publish(b.system().spawn(reusingEcho(), "echo"), Ping.class);
         final ActorRef<Ping> echo = a.actorRef(b.address() + "user/echo", Ping.class);
         final long[] remaining = new long[1];
         final CountDownLatch[] done = new CountDownLatch[1];

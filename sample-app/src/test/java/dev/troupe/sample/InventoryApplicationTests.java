@@ -2,6 +2,7 @@ package dev.troupe.sample;
 
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -86,9 +87,8 @@ class InventoryApplicationTests {
     void loadGeneratorProducesTrafficThatTheMetersShow() throws Exception {
         final double before = value(call("GET", "/actuator/prometheus").body(), "troupe_messages_processed_total", "dispatcher=\"default\"");
         assertThat(call("POST", "/api/load?seconds=1&skus=20&workers=2").statusCode()).isEqualTo(202);
-        for (int i = 0; i < 200 && call("GET", "/api/load").body().contains("\"running\":true"); i++) {
-            Thread.sleep(50);
-        }
+        Awaitility.await("the load run ends").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
+            .until(() -> !call("GET", "/api/load").body().contains("\"running\":true"));
         final String status = call("GET", "/api/load").body();
         assertThat(status).contains("\"running\":false").contains("\"failed\":0");
         final double after = value(call("GET", "/actuator/prometheus").body(), "troupe_messages_processed_total", "dispatcher=\"default\"");

@@ -1,6 +1,7 @@
 package dev.troupe.sample;
 
 import dev.troupe.remote.RemoteTransport;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -140,12 +141,13 @@ class InventoryClusterTests {
     }
 
     private String scrapeOnceRemoteTrafficShows(ConfigurableApplicationContext node) throws Exception {
-        String prometheus = call(node, "GET", "/actuator/prometheus").body();
-        for (int i = 0; i < 100 && sum(prometheus, "troupe_remote_messages_total", "direction=\"in\"") == 0; i++) {
-            Thread.sleep(50);
-            prometheus = call(node, "GET", "/actuator/prometheus").body();
-        }
-        return prometheus;
+        final String[] prometheus = new String[1];
+        Awaitility.await("remote traffic on the node's meters").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+            .until(() -> {
+                prometheus[0] = call(node, "GET", "/actuator/prometheus").body();
+                return sum(prometheus[0], "troupe_remote_messages_total", "direction=\"in\"") != 0;
+            });
+        return prometheus[0];
     }
 
     private HttpResponse<String> call(ConfigurableApplicationContext node, String method, String path)

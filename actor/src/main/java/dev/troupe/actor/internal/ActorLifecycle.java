@@ -221,11 +221,12 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
     private void finishTermination() {
         signalQuietly(PostStop.instance());
         cell.terminated(cell.runtime.stopReason());
-        // Drain before telling anyone: the system's termination future completes once the parents
-        // have heard from their children, and by then every queued message must be counted.
-        cell.drainToDeadLetters();
-        // Count the stop before anyone hears of it, so a watcher that saw Terminated sees the counters agree.
+        // Count the stop before anyone hears of it, so a watcher that saw Terminated sees the
+        // counters agree; draining answers pending watches with Terminated, so it comes after.
         cell.countStopped();
+        // Drain before telling the watchers and the parent: the system's termination future completes
+        // once the parents have heard from their children, and by then every queued message must be counted.
+        cell.drainToDeadLetters();
         final Throwable cause = failureCause;
         if (deathWatch != null) {
             deathWatch.terminated(cause);

@@ -6,6 +6,7 @@ import dev.troupe.actor.AskTimeoutException;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.DeathWatchNotification;
 import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.actor.spi.SystemMessage;
 import dev.troupe.actor.spi.Watch;
 
@@ -16,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
  * entry fails it with {@link AskTimeoutException}. It lives under {@code /temp} until then,
  * so a remote node can address it. Later replies are dead letters as {@code ask-expired}.
  */
-public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R> {
+public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R>, PendingAsk {
 
     private final SystemRuntime runtime;
     private final ActorPath path;
@@ -24,6 +25,7 @@ public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R
     private final long timeoutMillis;
     private final CompletableFuture<R> future = new CompletableFuture<>();
     private volatile Class<?> requestClass;
+    private volatile long deadlineNanos = Long.MAX_VALUE;
 
     /**
      * @param runtime the system's runtime
@@ -44,7 +46,29 @@ public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R
      * @param timeoutNanos the timeout
      */
     public void armTimeout(long timeoutNanos) {
-        runtime.timers.schedule(this, System.nanoTime() + timeoutNanos);
+        final long deadline = System.nanoTime() + timeoutNanos;
+        deadlineNanos = deadline;
+        runtime.timers.schedule(this, deadline);
+    }
+
+    @Override
+    public long deadlineNanos() {
+        return deadlineNanos;
+    }
+
+    @Override
+    public boolean isPending() {
+        return !future.isDone();
+    }
+
+    @Override
+    public boolean fail(Throwable cause) {
+        if (future.completeExceptionally(cause)) {
+            runtime.unregisterTempRef(this);
+            runtime.timers.cancel(this);
+            return true;
+        }
+        return false;
     }
 
     /** @return the future the reply completes */
@@ -77,7 +101,8 @@ public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R
         final Class<?> rc = requestClass;
         if (future.completeExceptionally(new AskTimeoutException("Ask timed out on [" + target.path() + "] after ["
             + timeoutMillis + " ms]. Message of type [" + (rc == null ? "unknown" : rc.getName())
-            + "]. A typical reason is that the recipient did not reply, or is not running."))) {
+            + "]. A typical reason is that the recipient did not reply, or is not running.",
+            target.path(), java.time.Duration.ofMillis(timeoutMillis)))) {
             runtime.unregisterTempRef(this);
         }
         return -1;

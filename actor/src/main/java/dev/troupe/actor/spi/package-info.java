@@ -14,6 +14,9 @@
  *       messages and never do. A message dispatches itself to a
  *       {@link dev.troupe.actor.spi.SystemMessageHandler}, so a receiver needs no
  *       {@code instanceof} chain.</li>
+ *   <li>{@link dev.troupe.actor.spi.PendingAsk}: the reply-to ref of an ask in progress, so a
+ *       transport does not send a request whose ask already timed out and can fail an ask at
+ *       once when the node that would answer is lost.</li>
  *   <li>{@link dev.troupe.actor.spi.ActorSystemSpi#of}: the runtime hooks of one system
  *       (resolving local refs, temporary refs, one-shot timers, the actor-thread check,
  *       dead letters).</li>

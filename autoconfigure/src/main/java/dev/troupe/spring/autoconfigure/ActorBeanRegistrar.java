@@ -6,6 +6,7 @@ import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Props;
 import dev.troupe.spring.TroupeActor;
+import dev.troupe.spring.diagnostics.TroupeConfigurationException;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanDefinitionStoreException;
 import org.springframework.beans.factory.BeanFactory;
@@ -16,8 +17,10 @@ import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.context.annotation.Bean;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.core.type.MethodMetadata;
 import org.springframework.util.ClassUtils;
 
@@ -27,8 +30,10 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.lang.reflect.TypeVariable;
 import java.lang.reflect.WildcardType;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Turns every {@code @Bean @TroupeActor} method returning {@code Behavior<T>} into an
@@ -37,27 +42,41 @@ import java.util.Map;
  * typed {@code ActorRef<T>} so it is injectable by its generic type, and created by
  * spawning the behavior bean as a top-level actor on the context's {@link ActorSystem}.
  *
- * <p>Misuse fails while the bean definitions are read, before anything starts, with a
- * message naming the bean: a return type other than {@code Behavior<SomeType>} (raw,
- * wildcard or type variable), an invalid actor name, two actor beans with one actor name,
- * or a bean already using the ref bean's name.
+ * <p>Misuse fails while the bean definitions are read, before anything starts, with Boot's
+ * failure report naming the bean ({@link TroupeConfigurationException}): a return type other
+ * than {@code Behavior<SomeType>} (raw, wildcard or type variable), an invalid actor name, two
+ * actor beans with one actor name, a bean already using the ref bean's name, or
+ * {@code @TroupeActor} on a method that is not a {@code @Bean} method.
  */
 public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
 
     /** Suffix of the ref bean's name after the behavior bean's name. */
     public static final String REF_SUFFIX = "Ref";
 
+    /** Attribute of a ref bean definition: the name of the {@code @TroupeActor} bean it spawns. */
+    public static final String ACTOR_BEAN_ATTRIBUTE = "dev.troupe.spring.actorBean";
+
+    /**
+     * Attribute of each ref bean's definition: the actor's message class, so the remote
+     * transport can publish bean actors (only published actors are addressable from other nodes).
+     */
+    public static final String MESSAGE_CLASS_ATTRIBUTE = "dev.troupe.actor.messageClass";
+
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
         final ClassLoader classLoader = registry instanceof ConfigurableListableBeanFactory cbf && cbf.getBeanClassLoader() != null
             ? cbf.getBeanClassLoader() : ClassUtils.getDefaultClassLoader();
         final Map<String, String> beanByActorName = new LinkedHashMap<>();
+        final Set<String> checkedClasses = new HashSet<>();
         for (String beanName : registry.getBeanDefinitionNames()) {
             final BeanDefinition definition = registry.getBeanDefinition(beanName);
             if (!(definition instanceof AnnotatedBeanDefinition annotated)) {
                 continue;
             }
             final MethodMetadata factoryMethod = annotated.getFactoryMethodMetadata();
+            if (factoryMethod == null && checkedClasses.add(annotated.getMetadata().getClassName())) {
+                rejectTroupeActorWithoutBean(annotated.getMetadata());
+            }
             if (factoryMethod == null || !factoryMethod.isAnnotated(TroupeActor.class.getName())) {
                 continue;
             }
@@ -68,15 +87,17 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
             validateActorName(beanName, definition, actorName);
             final String previous = beanByActorName.putIfAbsent(actorName, beanName);
             if (previous != null) {
-                throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
+                throw new TroupeConfigurationException(
                     "@TroupeActor bean '" + beanName + "' uses the actor name '" + actorName
-                        + "', which @TroupeActor bean '" + previous + "' already uses; give one of them another @TroupeActor(name = ...)");
+                        + "', which @TroupeActor bean '" + previous + "' already uses: two top-level actors cannot share a name.",
+                    "Give one of the beans '" + previous + "' and '" + beanName + "' another name with @TroupeActor(name = \"...\").");
             }
             final String refBeanName = beanName + REF_SUFFIX;
             if (registry.containsBeanDefinition(refBeanName)) {
-                throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
+                throw new TroupeConfigurationException(
                     "@TroupeActor bean '" + beanName + "' needs the bean name '" + refBeanName
-                        + "' for its ActorRef, but another bean already has that name");
+                        + "' for its ActorRef, but another bean already has that name.",
+                    "Rename the other bean '" + refBeanName + "', or rename the @TroupeActor bean '" + beanName + "'.");
             }
             registry.registerBeanDefinition(refBeanName,
                 refDefinition(registry, beanName, definition, actorName, messageType, props(attributes)));
@@ -106,6 +127,8 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
         ref.setPrimary(behaviorDefinition.isPrimary());
         ref.setLazyInit(behaviorDefinition.isLazyInit());
         ref.setDescription("ActorRef of the @TroupeActor bean '" + behaviorBean + "' (actor '" + actorName + "')");
+        ref.setAttribute(ACTOR_BEAN_ATTRIBUTE, behaviorBean);
+        ref.setAttribute(MESSAGE_CLASS_ATTRIBUTE, messageType.toClass());
         return ref;
     }
 
@@ -137,8 +160,23 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
         try {
             ActorPath.root("check").child(actorName);
         } catch (IllegalArgumentException e) {
-            throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
-                "@TroupeActor bean '" + beanName + "' has an invalid actor name: " + e.getMessage(), e);
+            throw new TroupeConfigurationException(
+                "@TroupeActor bean '" + beanName + "' has an invalid actor name: " + e.getMessage(),
+                "Give the bean a valid actor name with @TroupeActor(name = \"...\"): not empty, without '/', '@', '#', '?' or whitespace.", e);
+        }
+    }
+
+    /** A {@code @TroupeActor} method that is not a {@code @Bean} method would be silently ignored. */
+    private static void rejectTroupeActorWithoutBean(AnnotationMetadata metadata) {
+        for (MethodMetadata m : metadata.getAnnotatedMethods(TroupeActor.class.getName())) {
+            if (!m.isAnnotated(Bean.class.getName())) {
+                final String method = ClassUtils.getShortName(m.getDeclaringClassName()) + "." + m.getMethodName() + "()";
+                throw new TroupeConfigurationException(
+                    "@TroupeActor is on " + method + ", which is not a @Bean method: no actor is spawned for it and no"
+                        + " ActorRef bean is registered.",
+                    "Annotate " + method + " with @Bean as well (a @TroupeActor method is a @Bean method that returns"
+                        + " Behavior<MessageType>), or remove @TroupeActor.");
+            }
         }
     }
 
@@ -146,15 +184,18 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
         final Method method = findMethod(beanName, definition, factoryMethod, classLoader);
         final ResolvableType returnType = ResolvableType.forMethodReturnType(method);
         if (!Behavior.class.isAssignableFrom(returnType.toClass())) {
-            throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
-                "@TroupeActor bean '" + beanName + "' must return Behavior<MessageType>, but " + describe(method) + " returns " + returnType);
+            throw new TroupeConfigurationException(
+                "@TroupeActor bean '" + beanName + "' must return Behavior<MessageType>, but " + describe(method) + " returns " + returnType + ".",
+                "Make " + describe(method) + " return Behavior<MessageType>, or remove @TroupeActor from it.");
         }
         final ResolvableType asBehavior = returnType.as(Behavior.class);
         final Type generic = asBehavior.hasGenerics() ? asBehavior.getGeneric(0).getType() : null;
         if (generic == null || generic instanceof WildcardType || generic instanceof TypeVariable<?> || asBehavior.getGeneric(0).resolve() == null) {
-            throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
+            throw new TroupeConfigurationException(
                 "@TroupeActor bean '" + beanName + "' returns " + returnType + " from " + describe(method)
-                    + ": declare the message type, e.g. Behavior<MyActor.Command>, so the ActorRef<MyActor.Command> bean can be injected by type");
+                    + ": without a message type its ActorRef bean cannot be injected by type.",
+                "Declare the message type in the return type of " + describe(method)
+                    + ", e.g. Behavior<MyActor.Command>, so the ActorRef<MyActor.Command> bean can be injected.");
         }
         return asBehavior.getGeneric(0);
     }

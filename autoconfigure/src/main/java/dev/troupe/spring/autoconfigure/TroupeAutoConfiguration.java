@@ -2,8 +2,10 @@ package dev.troupe.spring.autoconfigure;
 
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.ActorSystemSettings;
+import dev.troupe.actor.InvalidSettingException;
 import dev.troupe.spring.ActorSystemCustomizer;
 import dev.troupe.spring.ActorSystemLifecycle;
+import dev.troupe.spring.diagnostics.InvalidTroupePropertyException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -44,7 +46,17 @@ public class TroupeAutoConfiguration {
     @Bean(destroyMethod = "terminate")
     @ConditionalOnMissingBean
     ActorSystem troupeActorSystem(TroupeProperties properties, ActorSystemSettings settings) {
-        return ActorSystem.create(properties.getSystemName(), settings);
+        try {
+            return ActorSystem.create(properties.getSystemName(), settings);
+        } catch (InvalidSettingException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            if (String.valueOf(e.getMessage()).contains("system name")) {
+                throw new InvalidTroupePropertyException("troupe.system-name", e.getMessage(),
+                    "Set troupe.system-name to a name of letters, digits, '-' and '_' (it appears in actor paths).", e);
+            }
+            throw e;
+        }
     }
 
     @Bean
@@ -55,9 +67,9 @@ public class TroupeAutoConfiguration {
             .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
             .orElse(DEFAULT_PHASE_TIMEOUT);
         if (drain.compareTo(phase) >= 0) {
-            throw new IllegalStateException("troupe.shutdown.timeout (" + drain
+            throw new InvalidTroupePropertyException("troupe.shutdown.timeout", "the drain timeout (" + drain
                 + ") must be shorter than spring.lifecycle.timeout-per-shutdown-phase (" + phase
-                + "): the actors must finish draining and stop within the shutdown phase");
+                + "): the actors must finish draining and stop within the shutdown phase", null);
         }
         return new ActorSystemLifecycle(system, drain);
     }
@@ -66,5 +78,10 @@ public class TroupeAutoConfiguration {
     @ConditionalOnMissingBean
     static ActorBeanRegistrar troupeActorBeanRegistrar() {
         return new ActorBeanRegistrar();
+    }
+
+    @Bean
+    static UnknownTroupePropertiesCheck troupeUnknownPropertiesCheck() {
+        return new UnknownTroupePropertiesCheck();
     }
 }

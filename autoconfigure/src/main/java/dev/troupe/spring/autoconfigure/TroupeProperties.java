@@ -1,6 +1,5 @@
 package dev.troupe.spring.autoconfigure;
 
-import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorSystemSettings;
 import dev.troupe.actor.DispatcherSettings;
 import dev.troupe.actor.MailboxSettings;
@@ -17,8 +16,9 @@ import java.util.Map;
 /**
  * Configuration of the Troupe actor system, under {@code troupe.*}.
  *
- * <p>The properties validate themselves after binding ({@link #problems()}): a bad value
- * fails startup with a message naming the property. The remote
+ * <p>What belongs to the properties alone is checked after binding ({@link #problems()});
+ * the runtime's settings builders check the rest, once. Either way startup fails with Boot's
+ * failure report naming the property. The remote
  * transport binds its own {@code troupe.remote.*} class beside this one.
  */
 @ConfigurationProperties("troupe")
@@ -39,6 +39,13 @@ public class TroupeProperties implements Validator {
      * Whether the system's threads are daemon threads.
      */
     private boolean daemonThreads = false;
+
+    /**
+     * Whether startup fails on a troupe.* key that no Troupe property binds, such as the typo
+     * troupe.remote.port (for troupe.remote.bind-port). Keys from environment variables are not
+     * checked.
+     */
+    private boolean failOnUnknownProperties = true;
 
     /**
      * Dispatcher that runs actors unless their props name another one.
@@ -67,6 +74,8 @@ public class TroupeProperties implements Validator {
 
     private final Endpoint endpoint = new Endpoint();
 
+    private final Web web = new Web();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -89,6 +98,14 @@ public class TroupeProperties implements Validator {
 
     public void setDaemonThreads(boolean daemonThreads) {
         this.daemonThreads = daemonThreads;
+    }
+
+    public boolean isFailOnUnknownProperties() {
+        return failOnUnknownProperties;
+    }
+
+    public void setFailOnUnknownProperties(boolean failOnUnknownProperties) {
+        this.failOnUnknownProperties = failOnUnknownProperties;
     }
 
     public Dispatcher getDefaultDispatcher() {
@@ -127,12 +144,18 @@ public class TroupeProperties implements Validator {
         return endpoint;
     }
 
+    public Web getWeb() {
+        return web;
+    }
+
     /**
      * Builds the runtime settings these properties describe.
      *
      * @return a builder the customizers may change further
      */
     public ActorSystemSettings.Builder toSettingsBuilder() {
+        // The settings validate every value and refuse a bad one with an InvalidSettingException
+        // naming the setting, which the failure report maps back to its troupe.* property.
         final ActorSystemSettings.Builder builder = ActorSystemSettings.builder()
             .defaultDispatcher(defaultDispatcher.toSettings(DispatcherSettings.DEFAULT_NAME))
             .defaultMailbox(defaultMailbox.toSettings())
@@ -161,33 +184,20 @@ public class TroupeProperties implements Validator {
         }
     }
 
-    /** @return one message per invalid value, each naming its property; empty when all are valid */
+    /**
+     * Checks what belongs to the properties alone: values the runtime's settings builders check
+     * themselves (threads, mailbox sizes, the timer wheel, ...) are refused there, once, with an
+     * {@code InvalidSettingException} that the failure report maps back to its property.
+     *
+     * @return one message per invalid value, each naming its property; empty when all are valid
+     */
     public List<String> problems() {
         final List<String> p = new ArrayList<>();
-        try {
-            ActorPath.root(systemName);
-        } catch (IllegalArgumentException e) {
-            p.add("troupe.system-name: " + e.getMessage());
-        }
-        defaultDispatcher.check("troupe.default-dispatcher", p);
-        for (Map.Entry<String, Dispatcher> e : dispatchers.entrySet()) {
-            final String prefix = "troupe.dispatchers." + e.getKey();
-            if (DispatcherSettings.DEFAULT_NAME.equals(e.getKey()) || "pinned".equals(e.getKey())) {
-                p.add(prefix + ": the dispatcher name '" + e.getKey() + "' is reserved; use troupe.default-dispatcher or another name");
+        for (String name : dispatchers.keySet()) {
+            if (DispatcherSettings.DEFAULT_NAME.equals(name) || "pinned".equals(name)) {
+                p.add("troupe.dispatchers." + name + ": the dispatcher name '" + name + "' is reserved; use troupe.default-dispatcher or another name");
             }
-            e.getValue().check(prefix, p);
         }
-        notNegative(defaultMailbox.capacity, "troupe.default-mailbox.capacity", p);
-        if (defaultMailbox.initialCapacity < 2) {
-            p.add("troupe.default-mailbox.initial-capacity must be at least 2, was " + defaultMailbox.initialCapacity);
-        }
-        positive(timer.tick, "troupe.timer.tick", p);
-        if (timer.ticksPerWheel <= 0 || Integer.bitCount(timer.ticksPerWheel) != 1) {
-            p.add("troupe.timer.ticks-per-wheel must be a power of two, was " + timer.ticksPerWheel);
-        }
-        notNegative(deadLetters.sampleSize, "troupe.dead-letters.sample-size", p);
-        notNegative(deadLetters.logLimit, "troupe.dead-letters.log-limit", p);
-        positive(deadLetters.logInterval, "troupe.dead-letters.log-interval", p);
         if (shutdown.timeout == null || shutdown.timeout.isNegative()) {
             p.add("troupe.shutdown.timeout must not be negative, was " + shutdown.timeout);
         }
@@ -216,12 +226,6 @@ public class TroupeProperties implements Validator {
     static void positive(long value, String property, List<String> problems) {
         if (value <= 0) {
             problems.add(property + " must be positive, was " + value);
-        }
-    }
-
-    static void notNegative(long value, String property, List<String> problems) {
-        if (value < 0) {
-            problems.add(property + " must not be negative, was " + value);
         }
     }
 
@@ -291,16 +295,6 @@ public class TroupeProperties implements Validator {
 
         public void setMaxPark(Duration maxPark) {
             this.maxPark = maxPark;
-        }
-
-        void check(String prefix, List<String> problems) {
-            if (threads != null) {
-                positive(threads, prefix + ".threads", problems);
-            }
-            positive(throughput, prefix + ".throughput", problems);
-            notNegative(idleSpins, prefix + ".idle-spins", problems);
-            notNegative(idleYields, prefix + ".idle-yields", problems);
-            positive(maxPark, prefix + ".max-park", problems);
         }
 
         DispatcherSettings toSettings(String name) {
@@ -590,6 +584,35 @@ public class TroupeProperties implements Validator {
 
         public void setMaxPageSize(int maxPageSize) {
             this.maxPageSize = maxPageSize;
+        }
+    }
+
+    /** Spring MVC and WebFlux applications. */
+    public static class Web {
+
+        private final ProblemDetails problemDetails = new ProblemDetails();
+
+        public ProblemDetails getProblemDetails() {
+            return problemDetails;
+        }
+    }
+
+    /** Problem details (RFC 9457) for failed asks. */
+    public static class ProblemDetails {
+
+        /**
+         * Whether a controller's ask that times out answers 504 (503 when the actor's node is
+         * unreachable) with a problem detail naming the actor and the timeout. Defaults to
+         * spring.mvc.problemdetails.enabled or spring.webflux.problemdetails.enabled.
+         */
+        private Boolean enabled;
+
+        public Boolean getEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(Boolean enabled) {
+            this.enabled = enabled;
         }
     }
 }

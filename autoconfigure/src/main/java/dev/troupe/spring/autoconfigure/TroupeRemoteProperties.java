@@ -89,6 +89,98 @@ public class TroupeRemoteProperties implements Validator {
     private Duration flushTimeout = Duration.ofSeconds(1);
 
     /**
+     * Longest a connection may take to complete the handshake before it is closed.
+     */
+    private Duration handshakeTimeout = Duration.ofSeconds(5);
+
+    /**
+     * How long a connection may stay silent (no frame, not even a heartbeat) before it is
+     * closed; at least twice the heartbeat interval.
+     */
+    private Duration idleTimeout = Duration.ofSeconds(30);
+
+    /**
+     * Most inbound connections open at once; further ones are refused and counted.
+     */
+    private int maxConnections = 256;
+
+    /**
+     * Interval at which unacknowledged system messages (watch, terminated, ...) are sent again.
+     */
+    private Duration systemMessageResendInterval = Duration.ofSeconds(1);
+
+    /**
+     * Most actor paths and class names each association compresses per direction; further
+     * ones travel as text.
+     */
+    private int maxCompressionEntries = 65_536;
+
+    /**
+     * Most inbound connections that have not completed the handshake, in total; further ones are refused and counted (too-many-handshakes).
+     */
+    private int maxPendingHandshakes = 64;
+
+    /**
+     * Most inbound connections that have not completed the handshake from one source IP address.
+     */
+    private int maxPendingHandshakesPerSource = 8;
+
+    /**
+     * Most remote nodes this node keeps state for at once (peers it sends to and peers that completed a handshake); new peers beyond are refused (association-limit).
+     */
+    private int maxAssociations = 256;
+
+    /**
+     * How long an association without connection, traffic, pending system messages or watches (or whose node is lost) is kept before it is removed with its buffer and meters.
+     */
+    private Duration removeIdleAssociationAfter = Duration.ofMinutes(5);
+
+    /**
+     * Longest actor path accepted from a peer, in characters; longer ones close the connection (path-too-long).
+     */
+    private int maxPathLength = 2048;
+
+    /**
+     * Most path elements below the root accepted from a peer.
+     */
+    private int maxPathDepth = 32;
+
+    /**
+     * Most system messages (watch, unwatch, terminated) sent to one peer and not yet acknowledged; overflow quarantines that incarnation of the peer.
+     */
+    private int maxUnackedSystemMessages = 4096;
+
+    /**
+     * Most watches one peer may hold on this node's actors; a watch beyond closes its connection (watch-limit).
+     */
+    private int maxInboundWatches = 4096;
+
+    /**
+     * Most messages queued for one peer while it is not connected; further tells become dead letters (outbound-overflow).
+     */
+    private int maxQueuedMessages = 3072;
+
+    /**
+     * Longest time a message may wait in the outbound buffer; older ones become dead letters (outbound-expired) instead of being sent late.
+     */
+    private Duration maxQueueTime = Duration.ofSeconds(20);
+
+    /**
+     * Mailbox depth of a local actor above which a connection delivering to it stops reading until the mailbox drained.
+     */
+    private int inboundMailboxHighWatermark = 100_000;
+
+    /**
+     * With mutual TLS: for each system name, the subject alternative name (DNS name or IP
+     * literal) the certificates of that system's nodes must carry, instead of the host each node claims.
+     */
+    private final Map<String, String> tlsPeerIdentities = new LinkedHashMap<>();
+
+    private final FailureDetector failureDetector = new FailureDetector();
+
+    private final Reconnect reconnect = new Reconnect();
+
+    /**
      * Known nodes by name, each 'system@host:port'.
      */
     private final Map<String, String> peers = new LinkedHashMap<>();
@@ -206,6 +298,146 @@ public class TroupeRemoteProperties implements Validator {
         this.flushTimeout = flushTimeout;
     }
 
+    public Duration getHandshakeTimeout() {
+        return handshakeTimeout;
+    }
+
+    public void setHandshakeTimeout(Duration handshakeTimeout) {
+        this.handshakeTimeout = handshakeTimeout;
+    }
+
+    public Duration getIdleTimeout() {
+        return idleTimeout;
+    }
+
+    public void setIdleTimeout(Duration idleTimeout) {
+        this.idleTimeout = idleTimeout;
+    }
+
+    public int getMaxConnections() {
+        return maxConnections;
+    }
+
+    public void setMaxConnections(int maxConnections) {
+        this.maxConnections = maxConnections;
+    }
+
+    public Duration getSystemMessageResendInterval() {
+        return systemMessageResendInterval;
+    }
+
+    public void setSystemMessageResendInterval(Duration systemMessageResendInterval) {
+        this.systemMessageResendInterval = systemMessageResendInterval;
+    }
+
+    public int getMaxCompressionEntries() {
+        return maxCompressionEntries;
+    }
+
+    public void setMaxCompressionEntries(int maxCompressionEntries) {
+        this.maxCompressionEntries = maxCompressionEntries;
+    }
+
+    public int getMaxPendingHandshakes() {
+        return maxPendingHandshakes;
+    }
+
+    public void setMaxPendingHandshakes(int maxPendingHandshakes) {
+        this.maxPendingHandshakes = maxPendingHandshakes;
+    }
+
+    public int getMaxPendingHandshakesPerSource() {
+        return maxPendingHandshakesPerSource;
+    }
+
+    public void setMaxPendingHandshakesPerSource(int maxPendingHandshakesPerSource) {
+        this.maxPendingHandshakesPerSource = maxPendingHandshakesPerSource;
+    }
+
+    public int getMaxAssociations() {
+        return maxAssociations;
+    }
+
+    public void setMaxAssociations(int maxAssociations) {
+        this.maxAssociations = maxAssociations;
+    }
+
+    public Duration getRemoveIdleAssociationAfter() {
+        return removeIdleAssociationAfter;
+    }
+
+    public void setRemoveIdleAssociationAfter(Duration removeIdleAssociationAfter) {
+        this.removeIdleAssociationAfter = removeIdleAssociationAfter;
+    }
+
+    public int getMaxPathLength() {
+        return maxPathLength;
+    }
+
+    public void setMaxPathLength(int maxPathLength) {
+        this.maxPathLength = maxPathLength;
+    }
+
+    public int getMaxPathDepth() {
+        return maxPathDepth;
+    }
+
+    public void setMaxPathDepth(int maxPathDepth) {
+        this.maxPathDepth = maxPathDepth;
+    }
+
+    public int getMaxUnackedSystemMessages() {
+        return maxUnackedSystemMessages;
+    }
+
+    public void setMaxUnackedSystemMessages(int maxUnackedSystemMessages) {
+        this.maxUnackedSystemMessages = maxUnackedSystemMessages;
+    }
+
+    public int getMaxInboundWatches() {
+        return maxInboundWatches;
+    }
+
+    public void setMaxInboundWatches(int maxInboundWatches) {
+        this.maxInboundWatches = maxInboundWatches;
+    }
+
+    public int getMaxQueuedMessages() {
+        return maxQueuedMessages;
+    }
+
+    public void setMaxQueuedMessages(int maxQueuedMessages) {
+        this.maxQueuedMessages = maxQueuedMessages;
+    }
+
+    public Duration getMaxQueueTime() {
+        return maxQueueTime;
+    }
+
+    public void setMaxQueueTime(Duration maxQueueTime) {
+        this.maxQueueTime = maxQueueTime;
+    }
+
+    public int getInboundMailboxHighWatermark() {
+        return inboundMailboxHighWatermark;
+    }
+
+    public void setInboundMailboxHighWatermark(int inboundMailboxHighWatermark) {
+        this.inboundMailboxHighWatermark = inboundMailboxHighWatermark;
+    }
+
+    public Map<String, String> getTlsPeerIdentities() {
+        return tlsPeerIdentities;
+    }
+
+    public FailureDetector getFailureDetector() {
+        return failureDetector;
+    }
+
+    public Reconnect getReconnect() {
+        return reconnect;
+    }
+
     public Map<String, String> getPeers() {
         return peers;
     }
@@ -226,29 +458,15 @@ public class TroupeRemoteProperties implements Validator {
         }
     }
 
-    /** @return one message per invalid value, each naming its property */
+    /**
+     * Checks what belongs to the properties alone and is not checked elsewhere: the remote
+     * settings builder checks the transport's values, {@code RemoteRefRegistrar} the peers and
+     * refs (before any bean is created).
+     *
+     * @return one message per invalid value, each naming its property
+     */
     public List<String> problems() {
         final List<String> p = new ArrayList<>();
-        for (Map.Entry<String, String> e : peers.entrySet()) {
-            try {
-                peerRoot(e.getValue());
-            } catch (IllegalArgumentException ex) {
-                p.add("troupe.remote.peers." + e.getKey() + ": expected system@host:port, was '" + e.getValue() + "' (" + ex.getMessage() + ")");
-            }
-        }
-        for (Map.Entry<String, Ref> e : refs.entrySet()) {
-            final String prefix = "troupe.remote.refs." + e.getKey();
-            final Ref ref = e.getValue();
-            if (ref.peer == null || !peers.containsKey(ref.peer)) {
-                p.add(prefix + ".peer must name one of troupe.remote.peers " + peers.keySet() + ", was '" + ref.peer + "'");
-            }
-            if (ref.path == null || !(ref.path.startsWith("/user/") || ref.path.startsWith("/system/"))) {
-                p.add(prefix + ".path must start with /user/ or /system/, was '" + ref.path + "'");
-            }
-            if (ref.messageType == null) {
-                p.add(prefix + ".message-type must name the class of the messages the actor accepts");
-            }
-        }
         if (flushTimeout == null || flushTimeout.isNegative()) {
             p.add("troupe.remote.flush-timeout must not be negative, was " + flushTimeout);
         }
@@ -261,6 +479,80 @@ public class TroupeRemoteProperties implements Validator {
      */
     public static ActorPath peerRoot(String address) {
         return ActorPath.parse(ActorPath.SCHEME + "://" + address + "/");
+    }
+
+    /** The phi-accrual failure detector that declares a peer lost. */
+    public static class FailureDetector {
+
+        /**
+         * Phi above which a peer is declared lost.
+         */
+        private double threshold = 10.0;
+
+        /**
+         * Heartbeat pause tolerated before phi rises (a GC pause, a busy peer).
+         */
+        private Duration acceptableHeartbeatPause = Duration.ofSeconds(3);
+
+        /**
+         * Lowest standard deviation of heartbeat intervals the detector assumes, so very regular
+         * heartbeats do not make it oversensitive.
+         */
+        private Duration minStdDeviation = Duration.ofMillis(100);
+
+        public double getThreshold() {
+            return threshold;
+        }
+
+        public void setThreshold(double threshold) {
+            this.threshold = threshold;
+        }
+
+        public Duration getAcceptableHeartbeatPause() {
+            return acceptableHeartbeatPause;
+        }
+
+        public void setAcceptableHeartbeatPause(Duration acceptableHeartbeatPause) {
+            this.acceptableHeartbeatPause = acceptableHeartbeatPause;
+        }
+
+        public Duration getMinStdDeviation() {
+            return minStdDeviation;
+        }
+
+        public void setMinStdDeviation(Duration minStdDeviation) {
+            this.minStdDeviation = minStdDeviation;
+        }
+    }
+
+    /** Reconnection to a peer whose connection dropped: capped exponential backoff. */
+    public static class Reconnect {
+
+        /**
+         * First wait before reconnecting; it doubles after each failed attempt.
+         */
+        private Duration minBackoff = Duration.ofMillis(100);
+
+        /**
+         * Longest wait between two reconnection attempts.
+         */
+        private Duration maxBackoff = Duration.ofSeconds(5);
+
+        public Duration getMinBackoff() {
+            return minBackoff;
+        }
+
+        public void setMinBackoff(Duration minBackoff) {
+            this.minBackoff = minBackoff;
+        }
+
+        public Duration getMaxBackoff() {
+            return maxBackoff;
+        }
+
+        public void setMaxBackoff(Duration maxBackoff) {
+            this.maxBackoff = maxBackoff;
+        }
     }
 
     /** Mutual TLS. */

@@ -9,12 +9,16 @@ import dev.troupe.spring.metrics.TroupeMeter;
 import dev.troupe.spring.metrics.TroupeMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -71,41 +75,63 @@ public final class TroupeRemoteMetrics implements MeterBinder {
 
     private final class Bound {
         private final MeterRegistry registry;
-        private final Set<String> peers = new HashSet<>();
+        /** Per peer address: the association the meters read, and the meters. */
+        private final Map<String, Map.Entry<PeerMetrics, List<Meter>>> peers = new HashMap<>();
 
         Bound(MeterRegistry registry) {
             this.registry = registry;
         }
 
+        /**
+         * Binds peers that appeared and removes the meters of peers whose association was removed
+         * (an idle or lost peer), so the meters neither keep a removed association alive nor
+         * report it forever; a peer whose association was replaced gets meters on the new one.
+         */
         synchronized void refresh() {
+            final Set<String> seen = new HashSet<>();
             for (PeerMetrics p : metrics.peers()) {
-                if (peers.add(p.address())) {
-                    bindPeer(p);
+                seen.add(p.address());
+                final Map.Entry<PeerMetrics, List<Meter>> bound = peers.get(p.address());
+                if (bound != null && bound.getKey() == p) {
+                    continue;
                 }
+                if (bound != null) {
+                    bound.getValue().forEach(registry::remove);
+                }
+                peers.put(p.address(), Map.entry(p, bindPeer(p)));
             }
+            peers.entrySet().removeIf(e -> {
+                if (seen.contains(e.getKey())) {
+                    return false;
+                }
+                e.getValue().getValue().forEach(registry::remove);
+                return true;
+            });
         }
 
-        private void bindPeer(PeerMetrics p) {
+        private List<Meter> bindPeer(PeerMetrics p) {
             final Tags tags = systemTags.and(TAG_PEER, p.address());
-            FunctionCounter.builder(TroupeMeter.REMOTE_MESSAGES.meterName(), p, PeerMetrics::messagesSent)
-                .tags(tags).tag(TAG_DIRECTION, "out").description(TroupeMeter.REMOTE_MESSAGES.description()).register(registry);
-            FunctionCounter.builder(TroupeMeter.REMOTE_MESSAGES.meterName(), p, PeerMetrics::messagesReceived)
-                .tags(tags).tag(TAG_DIRECTION, "in").description(TroupeMeter.REMOTE_MESSAGES.description()).register(registry);
-            FunctionCounter.builder(TroupeMeter.REMOTE_BYTES.meterName(), p, PeerMetrics::bytesSent)
-                .tags(tags).tag(TAG_DIRECTION, "out").baseUnit("bytes").description(TroupeMeter.REMOTE_BYTES.description()).register(registry);
-            FunctionCounter.builder(TroupeMeter.REMOTE_BYTES.meterName(), p, PeerMetrics::bytesReceived)
-                .tags(tags).tag(TAG_DIRECTION, "in").baseUnit("bytes").description(TroupeMeter.REMOTE_BYTES.description()).register(registry);
-            Gauge.builder(TroupeMeter.REMOTE_OUTBOUND_QUEUED.meterName(), p, PeerMetrics::outboundQueuedBytes)
+            final List<Meter> m = new ArrayList<>();
+            m.add(FunctionCounter.builder(TroupeMeter.REMOTE_MESSAGES.meterName(), p, PeerMetrics::messagesSent)
+                .tags(tags).tag(TAG_DIRECTION, "out").description(TroupeMeter.REMOTE_MESSAGES.description()).register(registry));
+            m.add(FunctionCounter.builder(TroupeMeter.REMOTE_MESSAGES.meterName(), p, PeerMetrics::messagesReceived)
+                .tags(tags).tag(TAG_DIRECTION, "in").description(TroupeMeter.REMOTE_MESSAGES.description()).register(registry));
+            m.add(FunctionCounter.builder(TroupeMeter.REMOTE_BYTES.meterName(), p, PeerMetrics::bytesSent)
+                .tags(tags).tag(TAG_DIRECTION, "out").baseUnit("bytes").description(TroupeMeter.REMOTE_BYTES.description()).register(registry));
+            m.add(FunctionCounter.builder(TroupeMeter.REMOTE_BYTES.meterName(), p, PeerMetrics::bytesReceived)
+                .tags(tags).tag(TAG_DIRECTION, "in").baseUnit("bytes").description(TroupeMeter.REMOTE_BYTES.description()).register(registry));
+            m.add(Gauge.builder(TroupeMeter.REMOTE_OUTBOUND_QUEUED.meterName(), p, PeerMetrics::outboundQueuedBytes)
                 .tags(tags).baseUnit("bytes").description(TroupeMeter.REMOTE_OUTBOUND_QUEUED.description())
-                .strongReference(true).register(registry);
-            FunctionCounter.builder(TroupeMeter.REMOTE_OUTBOUND_OVERFLOWS.meterName(), p, PeerMetrics::outboundOverflows)
-                .tags(tags).description(TroupeMeter.REMOTE_OUTBOUND_OVERFLOWS.description()).register(registry);
-            Gauge.builder(TroupeMeter.REMOTE_PHI.meterName(), p, PeerMetrics::phi)
-                .tags(tags).description(TroupeMeter.REMOTE_PHI.description()).strongReference(true).register(registry);
-            FunctionCounter.builder(TroupeMeter.REMOTE_RECONNECTS.meterName(), p, PeerMetrics::reconnects)
-                .tags(tags).description(TroupeMeter.REMOTE_RECONNECTS.description()).register(registry);
-            FunctionCounter.builder(TroupeMeter.REMOTE_NODES_LOST.meterName(), p, PeerMetrics::nodesLost)
-                .tags(tags).description(TroupeMeter.REMOTE_NODES_LOST.description()).register(registry);
+                .strongReference(true).register(registry));
+            m.add(FunctionCounter.builder(TroupeMeter.REMOTE_OUTBOUND_OVERFLOWS.meterName(), p, PeerMetrics::outboundOverflows)
+                .tags(tags).description(TroupeMeter.REMOTE_OUTBOUND_OVERFLOWS.description()).register(registry));
+            m.add(Gauge.builder(TroupeMeter.REMOTE_PHI.meterName(), p, PeerMetrics::phi)
+                .tags(tags).description(TroupeMeter.REMOTE_PHI.description()).strongReference(true).register(registry));
+            m.add(FunctionCounter.builder(TroupeMeter.REMOTE_RECONNECTS.meterName(), p, PeerMetrics::reconnects)
+                .tags(tags).description(TroupeMeter.REMOTE_RECONNECTS.description()).register(registry));
+            m.add(FunctionCounter.builder(TroupeMeter.REMOTE_NODES_LOST.meterName(), p, PeerMetrics::nodesLost)
+                .tags(tags).description(TroupeMeter.REMOTE_NODES_LOST.description()).register(registry));
+            return m;
         }
     }
 }

@@ -95,14 +95,10 @@ class TroupeEndpointAutoConfigurationTests {
         });
     }
 
-    private static void waitForMailbox(TroupeEndpoint endpoint, int size) throws InterruptedException {
-        for (int i = 0; i < 2_000; i++) {
+    private static void waitForMailbox(TroupeEndpoint endpoint, int size) {
+        dev.troupe.spring.Await.until("largest mailbox holds " + size, () -> {
             final var top = endpoint.report().largestMailboxes();
-            if (!top.isEmpty() && top.get(0).size() == size) {
-                return;
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("mailbox never reached " + size);
+            return !top.isEmpty() && top.get(0).size() == size;
+        });
     }
 }

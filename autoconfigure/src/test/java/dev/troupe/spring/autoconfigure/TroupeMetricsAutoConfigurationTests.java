@@ -11,6 +11,7 @@ import dev.troupe.spring.TroupeActor;
 import dev.troupe.spring.metrics.TroupeMeter;
 import dev.troupe.spring.metrics.TroupeMetrics;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
 import org.junit.jupiter.api.Test;
@@ -47,10 +48,20 @@ class TroupeMetricsAutoConfigurationTests {
             final ActorSystem system = context.getBean(ActorSystem.class);
             @SuppressWarnings("unchecked")
             final ActorRef<Counter.Command> counter = context.getBean("counterRef", ActorRef.class);
-            for (int i = 0; i < 500; i++) {
+            final FunctionCounter counterProcessed = registry.get("troupe.actor.messages.processed").tags("actor", "counter").functionCounter();
+            for (int i = 0; i < 468; i++) {
                 counter.tell(new Counter.Increment());
             }
-            // Sequential asks make separate turns; timings are sampled about one turn in 16.
+            waitUntil(() -> counterProcessed.count() == 468);
+            // Timings are sampled one turn in 16 of each actor. One message at a time, each sent only
+            // once the previous one is counted (after its turn's sample is recorded), makes 32 turns
+            // of one message each: no message is taken by a turn already running, so no sampled turn
+            // is empty, and at least two carry a sample.
+            for (int i = 1; i <= 32; i++) {
+                counter.tell(new Counter.Increment());
+                final int expected = 468 + i;
+                waitUntil(() -> counterProcessed.count() == expected);
+            }
             for (int i = 0; i < 64; i++) {
                 final long count = AskPattern.<Counter.Command, Long>ask(counter, Counter.Get::new, ASK, system)
                     .toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -68,6 +79,8 @@ class TroupeMetricsAutoConfigurationTests {
                 assertThat(registry.find(meter.meterName()).meters()).as(meter.meterName()).isNotEmpty();
             }
             assertThat(registry.get("troupe.actors.live").tag("system", "metered").gauge().value()).isEqualTo(1.0);
+            // A turn's counts are published as it ends, which may be just after the last reply arrived.
+            waitUntil(() -> counterProcessed.count() == 564);
             assertThat(registry.get("troupe.messages.processed").tags("system", "metered", "dispatcher", "default")
                 .functionCounter().count()).isGreaterThanOrEqualTo(564);
             assertThat(registry.get("troupe.actor.messages.processed").tags("actor", "counter", "dispatcher", "default")
@@ -188,14 +201,8 @@ class TroupeMetricsAutoConfigurationTests {
         return ids;
     }
 
-    static void waitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 10 s");
-            }
-            Thread.sleep(5);
-        }
+    static void waitUntil(java.util.function.BooleanSupplier condition) {
+        dev.troupe.spring.Await.until("condition", condition);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -23,6 +23,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -56,7 +57,7 @@ class TroupeRemoteAutoConfigurationTests {
     void runWhenEnabledWithoutSecretShouldFailNamingTheProperty() {
         runner.withPropertyValues("troupe.remote.enabled=true", "troupe.remote.bind-port=0").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure())).contains("troupe.remote.secret must be set");
+            assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure())).contains("RemoteSettings.Builder.secret");
         });
     }
 
@@ -79,7 +80,63 @@ class TroupeRemoteAutoConfigurationTests {
             .run(context -> {
                 assertThat(context).hasFailed();
                 assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
-                    .contains("troupe.remote.refs.far.peer must name one of troupe.remote.peers");
+                    .contains("troupe.remote.refs.far.peer: names the peer 'nowhere', which is not configured; no peer is configured");
+            });
+    }
+
+    /** A peer from a bean (as a {@code @ServiceConnection} container gives one), not from troupe.remote.peers. */
+    @Configuration(proxyBeanMethods = false)
+    static class ConnectedPeer {
+        @Bean
+        TroupeConnectionDetails farNode() {
+            return new TroupeConnectionDetails() {
+                @Override
+                public String peerName() {
+                    return "far";
+                }
+
+                @Override
+                public String address() {
+                    return "far@127.0.0.1:1";
+                }
+
+                @Override
+                public String secret() {
+                    return SECRET;
+                }
+            };
+        }
+    }
+
+    @Test
+    void connectionDetailsShouldTurnTheTransportOnWithTheirPeerAndSecret() {
+        runner.withUserConfiguration(ConnectedPeer.class)
+            .withPropertyValues("troupe.remote.bind-port=0", "troupe.remote.refs.orders.peer=far", "troupe.remote.refs.orders.path=/user/orders",
+                "troupe.remote.refs.orders.message-type=java.lang.String")
+            .run(context -> {
+                assertThat(context).hasNotFailed().hasSingleBean(RemoteTransport.class);
+                assertThat(context.getBean(RemoteTransport.class).settings().secret())
+                    .isEqualTo(SECRET.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                assertThat(((ActorRef<?>) context.getBean("orders")).path().toString()).isEqualTo("troupe://far@127.0.0.1:1/user/orders");
+                assertThat(context.getBean(TroupeConnectionDetails.class).actorPath("/user/orders"))
+                    .isEqualTo("troupe://far@127.0.0.1:1/user/orders");
+            });
+    }
+
+    @Test
+    void connectionDetailsShouldNotOverruleRemoteDisabled() {
+        runner.withUserConfiguration(ConnectedPeer.class).withPropertyValues("troupe.remote.enabled=false")
+            .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RemoteTransport.class));
+    }
+
+    @Test
+    void connectionDetailsWithAnotherSecretShouldFailNamingTheProperty() {
+        runner.withUserConfiguration(ConnectedPeer.class)
+            .withPropertyValues("troupe.remote.bind-port=0", "troupe.remote.secret=another-secret-of-enough-bytes")
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                    .contains("troupe.remote.secret: the peer 'far' (far@127.0.0.1:1) proves another secret than troupe.remote.secret");
             });
     }
 
@@ -96,7 +153,7 @@ class TroupeRemoteAutoConfigurationTests {
             .run(context -> {
                 assertThat(context).hasFailed();
                 assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
-                    .contains("troupe.remote.refs.far.message-type: no serializer handles " + Unregistered.class.getName());
+                    .contains("(troupe.remote.refs.far.message-type), but no serializer handles " + Unregistered.class.getName());
             });
     }
 
@@ -151,14 +208,8 @@ class TroupeRemoteAutoConfigurationTests {
             });
     }
 
-    private static void waitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 15 s");
-            }
-            Thread.sleep(10);
-        }
+    static void waitUntil(java.util.function.BooleanSupplier condition) {
+        dev.troupe.spring.Await.until("condition", Duration.ofSeconds(15), condition);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -65,8 +65,7 @@ class TroupeHealthIndicatorTests {
         final ActorRef<String> blocker = system.spawn(gate.behavior(), "blocker", Props.empty());
         final ActorRef<String> other = system.spawn(gate.behavior(), "other", Props.empty());
         blocker.tell("block the only thread");
-        waitUntil(() -> system.metrics().dispatchers().get(0).runs() > 0 || system.metrics().liveActors() == 2);
-        Thread.sleep(50);
+        waitUntil(() -> gate.entered() == 1);
         other.tell("waits for a thread");
         waitUntil(() -> system.metrics().dispatchers().get(0).queuedActors() > 0);
 
@@ -108,13 +107,7 @@ class TroupeHealthIndicatorTests {
         return new TroupeHealthIndicator(system, threshold, recovery, Duration.ofSeconds(5), clock::get);
     }
 
-    private static void waitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 10 s");
-            }
-            Thread.sleep(2);
-        }
+    private static void waitUntil(java.util.function.BooleanSupplier condition) {
+        dev.troupe.spring.Await.until("condition", condition);
     }
 }

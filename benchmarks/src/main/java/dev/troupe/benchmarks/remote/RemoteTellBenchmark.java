@@ -65,10 +65,10 @@ public class RemoteTellBenchmark {
         pingRemote = RemoteTransport.start(pingSystem, s.build());
         pongRemote = RemoteTransport.start(pongSystem, s.build());
         final TroupeRemoteRig.Pong pong = new TroupeRemoteRig.Pong(1);
-        pongSystem.spawn(Behaviors.<TroupeRemoteRig.Ping>receiveMessage(p -> {
+        pongRemote.publish(pongSystem.spawn(Behaviors.<TroupeRemoteRig.Ping>receiveMessage(p -> {
             p.replyTo().tell(pong);
             return Behaviors.same();
-        }), "echo");
+        }), "echo"), TroupeRemoteRig.Ping.class); // only published actors are addressable
         final ActorRef<TroupeRemoteRig.ClientMessage> counter = pingSystem.spawn(
             Behaviors.<TroupeRemoteRig.ClientMessage>receiveMessage(m -> {
                 pongs.lazySet(pongs.get() + 1); // single writer: this actor

@@ -50,7 +50,7 @@ final class TroupeRemoteRig implements Rig {
         @Override
         public int write(Ping p, MutableDirectBuffer buffer, int offset, RefWriter refs) {
             buffer.putLong(offset, p.seq(), ByteOrder.BIG_ENDIAN);
-            return 8 + Serializer.writeRef(buffer, offset + 8, p.replyTo(), refs);
+            return 8 + Serializer.writeRef(buffer, offset + 8, p.replyTo(), ClientMessage.class, refs);
         }
 
         @Override
@@ -88,7 +88,7 @@ final class TroupeRemoteRig implements Rig {
         pingRemote = RemoteTransport.start(pingSystem, settings());
         pongRemote = RemoteTransport.start(pongSystem, settings());
         for (int i = 0; i < maxClients; i++) {
-            pongSystem.spawn(echo(), "echo-" + i);
+            pongRemote.publish(pongSystem.spawn(echo(), "echo-" + i), Ping.class); // only published actors are addressable
             echoes.add(pingRemote.actorRef(pongRemote.address() + "user/echo-" + i, Ping.class));
         }
     }

@@ -1,17 +1,17 @@
 package dev.troupe.remote.internal;
 
 import dev.troupe.actor.ActorPath;
-import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.DeathWatchNotification;
 import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.actor.spi.SystemMessage;
 import dev.troupe.actor.spi.Unwatch;
 import dev.troupe.actor.spi.Watch;
 import dev.troupe.remote.AssociationState;
+import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.PeerMetrics;
-import dev.troupe.remote.Serializer;
-import dev.troupe.remote.SerializerRegistry;
+import dev.troupe.remote.PeerUnreachableException;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -19,77 +19,55 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
-import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Everything this node keeps about one remote node (one {@code system@host:port}): the outbound
- * buffer and its drainer, the outbound connection with reconnects, the compression table for
- * paths and class names sent there, system-message sequencing, the failure detector, and the
- * death-watch records that cross this link.
+ * The event-loop side of everything this node keeps about one remote node (one
+ * {@code system@host:port}): the outbound connection with its reconnects and backoff, draining
+ * the {@link OutboundRing} into it, heartbeats and the phi failure detector, and the peer's
+ * incarnation (its UID, lost or not, quarantined or not). System-message delivery lives in
+ * {@link SystemMessages}, the death-watch records in {@link RemoteWatches}; the producer side
+ * (serializing tells, the compression table) in {@link OutboundRing}.
  *
  * <h2>Threads</h2>
- * <ul>
- *   <li>{@link #send} runs on any telling thread (many producers): it serializes into a
- *       per-thread scratch buffer and copies the record into a {@link ManyToOneRingBuffer}, then
- *       wakes the drainer at most once per batch.</li>
- *   <li>Everything else runs on the association's event loop ({@link #loop}): draining the ring
- *       into pooled direct {@code ByteBuf}s, connecting, heartbeats, acks, node loss. Fields
- *       marked "loop" are plain and touched only there.</li>
- *   <li>Counters are single-writer and published with opaque stores for scrape-time reads.</li>
- * </ul>
+ * Fields marked "loop" are plain and touched only on {@link #loop}. The incarnation fields are
+ * volatile: producers read them on every tell. Counters are single-writer and published with
+ * opaque stores for scrape-time reads.
+ *
+ * <h2>Lifetime</h2>
+ * An association exists for a node this node sends to, or one that completed a handshake
+ * with it, up to {@code maxAssociations}. One with no connection, traffic, pending system
+ * messages or watches for {@code removeIdleAssociationAfter} (or whose node is lost that long)
+ * is removed: refs to that node find a new association on their next tell. Its outbound buffer
+ * is freed once nothing refers to it.
  */
-public final class Association implements Serializer.RefWriter, PeerMetrics, MessageHandler {
+public final class Association implements PeerMetrics, ControlledMessageHandler {
 
     private static final System.Logger LOG = System.getLogger(Association.class.getName());
 
-    /** Thrown from {@link #idOf} when the id cannot be assigned; preallocated, no stack trace. */
-    static final class SendFailure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final transient DeadLetterReason reason;
-
-        SendFailure(DeadLetterReason reason) {
-            super(reason.tag(), null, false, false);
-            this.reason = reason;
-        }
-    }
-
-    private static final SendFailure OVERFLOW = new SendFailure(DeadLetterReason.OUTBOUND_OVERFLOW);
-    private static final SendFailure TABLE_FULL = new SendFailure(DeadLetterReason.SERIALIZATION_FAILED);
-
-    /** Per-thread serialization scratch: one expandable direct buffer per telling thread, reused forever. */
-    private static final ThreadLocal<ExpandableDirectByteBuffer> SCRATCH =
-        ThreadLocal.withInitial(() -> new ExpandableDirectByteBuffer(4096));
-
-    private static final VarHandle DRAIN_SCHEDULED;
     private static final VarHandle MESSAGES_SENT;
     private static final VarHandle BYTES_SENT;
+    private static final VarHandle PEER_UID;
 
     static {
         try {
             final MethodHandles.Lookup l = MethodHandles.lookup();
-            DRAIN_SCHEDULED = l.findVarHandle(Association.class, "drainScheduled", int.class);
+            PEER_UID = l.findVarHandle(Association.class, "peerUid", long.class);
             MESSAGES_SENT = l.findVarHandle(Association.class, "messagesSent", long.class);
             BYTES_SENT = l.findVarHandle(Association.class, "bytesSent", long.class);
         } catch (ReflectiveOperationException e) {
@@ -97,90 +75,71 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
         }
     }
 
+    /** What {@link #onMessage} does with the records it reads. */
+    private static final int SEND = 0;
+    private static final int EXPIRE = 1;
+    private static final int DISCARD = 2;
+
     final TransportCore core;
     final String address;
     final ActorPath root;
     final EventLoop loop;
-    private final SerializerRegistry serializers;
-    private final int maxPayload;
-    private final int maxIds;
+    final OutboundRing out;
+    final SystemMessages system;
+    final RemoteWatches watches;
+    final PhiAccrualFailureDetector failureDetector;
+    private final Bootstrap bootstrap;
+    private final long graceNanos;
 
-    // ---- outbound ring (many producers, the loop consumes)
-    private final ByteBuffer ringMemory;
-    private final ManyToOneRingBuffer ring;
-    @SuppressWarnings("unused")
-    private volatile int drainScheduled;
-    private final Runnable drainTask = this::drain;
-
-    // ---- compression table for this direction; assignment under idLock, reads lock-free
-    private final ConcurrentHashMap<Object, Integer> ids = new ConcurrentHashMap<>();
-    private final Object idLock = new Object();
-    private volatile byte[][] idTexts = new byte[64][];
-    private volatile byte[] idKinds = new byte[64];
-    private volatile int idCount;
-
-    // ---- remote refs handed out, so refs from lookups and from messages are reused objects
-    private final ConcurrentHashMap<String, RemoteActorRef<?>> followingRefs = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, RemoteActorRef<?>> boundRefs = new ConcurrentHashMap<>();
-
-    // ---- peer incarnation
+    // ---- incarnation and lifecycle (volatile: read by producers)
     private volatile AssociationState state = AssociationState.CONNECTING;
     private volatile long peerUid;
     private volatile boolean peerLost;
     private volatile boolean started;
+    private volatile boolean removed;
+    /** Configured (a lookup) or authenticated (a completed handshake): its address may be a metric tag. */
+    private volatile boolean trusted;
+    private volatile long quarantinedUid;
 
-    // ---- loop-confined connection state
-    private final Bootstrap bootstrap;
+    // ---- loop
     private Channel channel;
     private boolean connecting;
     private int backoffAttempt;
     private boolean closing;
     private ScheduledFuture<?> tick;
+    private final Runnable drainTask = this::drain;
     private final Runnable connectTask = this::connect;
     private final ChannelFutureListener connectListener = this::onConnectDone;
-    private ByteBuf out;
+    private ByteBuf batch;
     private int drainedBatch;
+    private int readMode;
+    private long readNow;
+    private long readUid;
+    private int readConsumed;
     /** The peer came back with the same UID after a loss; our outbound handshake has not followed yet. */
     private boolean resumedSinceOutbound;
-    final PhiAccrualFailureDetector failureDetector;
-
-    // ---- system messages (loop)
-    private final ArrayDeque<PendingSystem> unacked = new ArrayDeque<>();
-    private long nextSystemSeq;
-    private long lastSystemWriteNanos;
-
-    // ---- death watch records (guarded by watchLock; rare)
-    private final Object watchLock = new Object();
-    private final Map<RemoteActorRef<?>, Set<InternalActorRef<?>>> outboundWatches = new HashMap<>();
-    private final Map<InternalActorRef<?>, Set<RemoteActorRef<?>>> inboundWatches = new HashMap<>();
+    private long lastTrafficNanos = System.nanoTime();
+    private long trafficMark;
+    private long lostAtNanos;
+    /**
+     * An inbound connection claimed a new incarnation while the known one answers this node's
+     * heartbeats; the address is dialled again to see which one is there before either is believed.
+     */
+    private long pendingUid;
+    private final UnsafeBuffer advertiseScratch = new UnsafeBuffer(new byte[0]);
 
     // ---- counters
     @SuppressWarnings("unused")
     private volatile long messagesSent;
     @SuppressWarnings("unused")
     private volatile long bytesSent;
-    private final AtomicLong overflows = new AtomicLong();
     private volatile long reconnects;
     private volatile long nodesLost;
     private final AtomicLong retiredMessagesReceived = new AtomicLong();
     private final AtomicLong retiredBytesReceived = new AtomicLong();
     private final Set<InboundConnection> inbound = ConcurrentHashMap.newKeySet();
-
-    private static final class PendingSystem {
-        final long seq;
-        final int kind;
-        final String watchee;
-        final String watcher;
-        final boolean failed;
-
-        PendingSystem(long seq, int kind, String watchee, String watcher, boolean failed) {
-            this.seq = seq;
-            this.kind = kind;
-            this.watchee = watchee;
-            this.watcher = watcher;
-            this.failed = failed;
-        }
-    }
+    /** Asks whose requests went to this node and may still be answered; failed at once when it is lost. */
+    private final Set<PendingAsk> asks = ConcurrentHashMap.newKeySet();
 
     Association(TransportCore core, ActorPath root, EventLoop loop, Bootstrap bootstrap) {
         this.core = core;
@@ -188,123 +147,66 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
         this.address = root.system() + "@" + root.host() + ":" + root.port();
         this.loop = loop;
         this.bootstrap = bootstrap;
-        this.serializers = core.settings.serializers();
-        this.maxPayload = core.settings.maxFrameSize() - 1;
-        this.maxIds = core.settings.maxCompressionEntries();
-        final int capacity = core.settings.outboundBufferSize();
-        this.ringMemory = ByteBuffer.allocateDirect(capacity + RingBufferDescriptor.TRAILER_LENGTH);
-        this.ring = new ManyToOneRingBuffer(new UnsafeBuffer(ringMemory));
+        this.graceNanos = core.settings.removeIdleAssociationAfter().toNanos();
+        this.out = new OutboundRing(this, core);
+        this.system = new SystemMessages(core.settings.maxUnackedSystemMessages(), core.settings.systemMessageResendInterval().toNanos());
+        this.watches = new RemoteWatches(core.settings.maxInboundWatches());
         this.failureDetector = new PhiAccrualFailureDetector(core.settings.phiThreshold(), 200,
             core.settings.minHeartbeatStdDev().toNanos(), core.settings.acceptableHeartbeatPause().toNanos(),
             core.settings.heartbeatInterval().toNanos());
     }
 
     // =====================================================================================
-    // Refs
+    // Read by producers (any thread)
     // =====================================================================================
 
-    /**
-     * @param path a path on this association's node
-     * @param boundUid the node incarnation to bind to, or 0 to follow the address
-     * @return the (cached) ref
-     */
-    @SuppressWarnings("unchecked")
-    <T> RemoteActorRef<T> ref(ActorPath path, long boundUid) {
-        final String key = path.toString();
-        if (boundUid == 0) {
-            return (RemoteActorRef<T>) followingRefs.computeIfAbsent(key, k -> new RemoteActorRef<>(this, path, 0));
-        }
-        final RemoteActorRef<?> existing = boundRefs.get(key);
-        if (existing != null && existing.boundUid() == boundUid) {
-            return (RemoteActorRef<T>) existing;
-        }
-        final RemoteActorRef<T> created = new RemoteActorRef<>(this, path, boundUid);
-        boundRefs.put(key, created);
-        return created;
-    }
-
-    private boolean isDead(RemoteActorRef<?> ref) {
+    boolean isDead(RemoteActorRef<?> ref) {
         final long bound = ref.boundUid();
         return bound != 0 && (bound != peerUid || peerLost);
     }
 
-    // =====================================================================================
-    // Sending (any thread)
-    // =====================================================================================
-
-    /**
-     * Serializes a user message into the outbound buffer. Never blocks; a failure goes to dead
-     * letters with its reason. Allocation-free once the recipient, the message class and any refs
-     * inside it have been seen on this association.
-     */
-    void send(RemoteActorRef<?> recipient, Object message) {
-        if (isDead(recipient)) {
-            core.deadLetters.publish(message, recipient.path(), DeadLetterReason.UNKNOWN_RECIPIENT);
-            return;
-        }
-        if (state == AssociationState.CLOSED || core.isShutdown()) {
-            core.deadLetters.publish(message, recipient.path(), DeadLetterReason.TERMINATED);
-            return;
-        }
-        final SerializerRegistry.Binding binding = serializers.binding(message.getClass());
-        if (binding == null) {
-            core.deadLetters.publish(message, recipient.path(), DeadLetterReason.NO_SERIALIZER);
-            return;
-        }
-        if (!started) {
-            start();
-        }
-        final ExpandableDirectByteBuffer scratch = SCRATCH.get();
-        final Serializer<Object> serializer = binding.serializer();
-        final int length;
-        try {
-            int rid = recipient.id;
-            if (rid == 0) {
-                rid = assign(recipient, Protocol.KIND_ACTOR_PATH, recipient.pathUtf8());
-                recipient.id = rid;
-            }
-            final int manifest = serializer.includeManifest() ? idOfClass(binding.type()) : 0;
-            scratch.putInt(Protocol.USER_RECIPIENT_OFFSET, rid, ByteOrder.BIG_ENDIAN);
-            scratch.putInt(Protocol.USER_SERIALIZER_OFFSET, serializer.id(), ByteOrder.BIG_ENDIAN);
-            scratch.putInt(Protocol.USER_MANIFEST_OFFSET, manifest, ByteOrder.BIG_ENDIAN);
-            length = Protocol.USER_PAYLOAD_OFFSET + serializer.write(message, scratch, Protocol.USER_PAYLOAD_OFFSET, this);
-        } catch (SendFailure f) {
-            fail(message, recipient, f.reason);
-            return;
-        } catch (RuntimeException e) {
-            core.logSerializationFailure(message, recipient.path(), e);
-            core.deadLetters.publish(message, recipient.path(), DeadLetterReason.SERIALIZATION_FAILED);
-            return;
-        }
-        if (length > maxPayload) {
-            core.logSerializationFailure(message, recipient.path(),
-                new IllegalArgumentException("serialized message of " + length + " bytes exceeds troupe.remote.max-frame-size"));
-            core.deadLetters.publish(message, recipient.path(), DeadLetterReason.SERIALIZATION_FAILED);
-            return;
-        }
-        if (!ring.write(Protocol.USER, scratch, 0, length)) {
-            fail(message, recipient, DeadLetterReason.OUTBOUND_OVERFLOW);
-            return;
-        }
-        wakeDrainer();
+    boolean isClosed() {
+        return state == AssociationState.CLOSED;
     }
 
-    private void fail(Object message, RemoteActorRef<?> recipient, DeadLetterReason reason) {
-        if (reason == DeadLetterReason.OUTBOUND_OVERFLOW) {
-            overflows.incrementAndGet();
-        }
-        core.deadLetters.publish(message, recipient.path(), reason);
+    boolean isActive() {
+        return state == AssociationState.ACTIVE;
     }
 
-    private void wakeDrainer() {
-        // At most one pending drain task: producers that find it scheduled just leave their record.
-        // The full fence orders the record's commit (a release store) before the flag load; without
-        // it the drainer could clear the flag and miss the record while this producer still sees
-        // the old flag (store-load reordering), and the record would wait for the next tell.
-        VarHandle.fullFence();
-        if ((int) DRAIN_SCHEDULED.getVolatile(this) == 0 && DRAIN_SCHEDULED.compareAndSet(this, 0, 1)) {
-            execute(drainTask);
-        }
+    /** @return whether the current incarnation is declared lost */
+    boolean isLost() {
+        return peerLost;
+    }
+
+    /** A request carrying an ask's reply-to ref is on its way to this node (any thread; allocates, as an ask does). */
+    void trackAsk(PendingAsk ask) {
+        asks.add(ask);
+    }
+
+    boolean isRemoved() {
+        return removed;
+    }
+
+    boolean isTrusted() {
+        return trusted;
+    }
+
+    void trust() {
+        trusted = true;
+    }
+
+    boolean isQuarantined(long uid) {
+        return uid != 0 && uid == quarantinedUid;
+    }
+
+    /** A user message to a ref on this node (any thread). */
+    void send(RemoteActorRef<?> recipient, RemoteActorRef.Binding b, Object message) {
+        out.send(recipient, b, message);
+    }
+
+    /** Called by the ring when it has records and no drain is pending. */
+    void scheduleDrain() {
+        execute(drainTask);
     }
 
     /**
@@ -315,148 +217,12 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
         try {
             loop.execute(task);
             return true;
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             return false;
         }
     }
 
-    /** {@inheritDoc} Writes an ADVERTISE record ahead of the message the first time a ref is seen. */
-    @Override
-    public int idOf(ActorRef<?> ref) {
-        final Integer known = ids.get(ref);
-        if (known != null) {
-            return known;
-        }
-        final String text;
-        if (ref instanceof RemoteActorRef) {
-            text = ref.path().toString();
-        } else {
-            text = core.addressed(ref.path()).toString();
-            core.export(text, ref);
-        }
-        return assign(ref, Protocol.KIND_ACTOR_PATH, text.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private int idOfClass(Class<?> type) {
-        final Integer known = ids.get(type);
-        if (known != null) {
-            return known;
-        }
-        return assign(type, Protocol.KIND_MANIFEST, type.getName().getBytes(StandardCharsets.UTF_8));
-    }
-
-    /**
-     * Slow path, once per key: assigns the next id and writes its ADVERTISE record into the ring
-     * <em>before</em> publishing the id, so any message that uses the id is behind the record.
-     */
-    private int assign(Object key, int kind, byte[] utf8) {
-        synchronized (idLock) {
-            final Integer again = ids.get(key);
-            if (again != null) {
-                return again;
-            }
-            if (idCount >= maxIds) {
-                throw TABLE_FULL;
-            }
-            final int id = idCount + 1;
-            final UnsafeBuffer record = new UnsafeBuffer(new byte[7 + utf8.length]);
-            record.putInt(0, id, ByteOrder.BIG_ENDIAN);
-            record.putByte(4, (byte) kind);
-            record.putShort(5, (short) utf8.length, ByteOrder.BIG_ENDIAN);
-            record.putBytes(7, utf8);
-            if (!ring.write(Protocol.ADVERTISE, record, 0, record.capacity())) {
-                throw OVERFLOW;
-            }
-            byte[][] texts = idTexts;
-            byte[] kinds = idKinds;
-            if (id >= texts.length) {
-                texts = java.util.Arrays.copyOf(texts, texts.length * 2);
-                kinds = java.util.Arrays.copyOf(kinds, kinds.length * 2);
-            }
-            texts[id] = utf8;
-            kinds[id] = (byte) kind;
-            idKinds = kinds;
-            idTexts = texts;
-            idCount = id;
-            ids.put(key, id);
-            return id;
-        }
-    }
-
-    // =====================================================================================
-    // Draining (loop)
-    // =====================================================================================
-
-    private void drain() {
-        DRAIN_SCHEDULED.setVolatile(this, 0); // a full fence before reading the ring: see wakeDrainer
-        final Channel ch = channel;
-        if (ch == null || !ch.isActive()) {
-            if (!started) {
-                start();
-            }
-            return; // records wait in the ring until the connection is ready
-        }
-        if (!ch.isWritable()) {
-            return; // resumed from channelWritabilityChanged
-        }
-        drainedBatch = 0;
-        int read;
-        do {
-            read = ring.read(this, 256);
-        } while (read > 0 && drainedBatch < 4096 && ch.isWritable());
-        flushOut(ch);
-        if (read > 0 && ring.size() > 0) {
-            wakeDrainer(); // more left: yield to other I/O and come back
-        }
-    }
-
-    /** Ring record handler: appends one frame (header + the record as body) to the batch buffer. */
-    @Override
-    public void onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
-        final int frame = Protocol.HEADER + length;
-        ByteBuf o = out;
-        if (o == null || o.writableBytes() < frame) {
-            if (o != null) {
-                channel.write(o, channel.voidPromise());
-            }
-            o = channel.alloc().directBuffer(Math.max(64 * 1024, frame));
-            out = o;
-        }
-        o.writeInt(length + 1);
-        o.writeByte(type);
-        // The ring's own ByteBuffer: position/limit are ours alone (Agrona uses absolute access),
-        // so no duplicate() is needed and nothing is allocated.
-        final ByteBuffer src = ringMemory;
-        src.limit(index + length).position(index);
-        o.writeBytes(src);
-        src.clear();
-        if (type == Protocol.USER) {
-            MESSAGES_SENT.setOpaque(this, (long) MESSAGES_SENT.getOpaque(this) + 1);
-            drainedBatch++;
-        }
-        BYTES_SENT.setOpaque(this, (long) BYTES_SENT.getOpaque(this) + frame);
-    }
-
-    private void flushOut(Channel ch) {
-        final ByteBuf o = out;
-        out = null;
-        if (o != null) {
-            if (o.isReadable()) {
-                ch.writeAndFlush(o, ch.voidPromise());
-            } else {
-                o.release();
-            }
-        }
-    }
-
-    void onWritable() {
-        wakeDrainer();
-    }
-
-    // =====================================================================================
-    // Connection lifecycle (loop)
-    // =====================================================================================
-
+    /** Starts heartbeats and the connection once; any thread, cheap after the first call. */
     void start() {
         if (started) {
             return;
@@ -471,15 +237,169 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
             if (closing) {
                 return;
             }
-            failureDetector.start(System.nanoTime());
-            final long period = core.settings.heartbeatInterval().toNanos();
-            tick = loop.scheduleAtFixedRate(this::tick, period, period, TimeUnit.NANOSECONDS);
+            if (tick == null) {
+                failureDetector.start(System.nanoTime());
+                final long period = core.settings.heartbeatInterval().toNanos();
+                tick = loop.scheduleAtFixedRate(this::tick, period, period, TimeUnit.NANOSECONDS);
+            }
             connect();
         });
     }
 
+    // =====================================================================================
+    // Draining (loop)
+    // =====================================================================================
+
+    private void drain() {
+        out.drainStarted(); // a full fence before reading the ring: see OutboundRing.wakeDrainer
+        if (removed && !revive()) {
+            discardAll(DeadLetterReason.UNKNOWN_RECIPIENT);
+            return;
+        }
+        final Channel ch = channel;
+        if (ch == null || !ch.isActive()) {
+            if (!started) {
+                start();
+            }
+            return; // records wait in the ring until the connection is ready
+        }
+        if (!ch.isWritable()) {
+            return; // resumed from channelWritabilityChanged
+        }
+        drainedBatch = 0;
+        readMode = SEND;
+        readNow = System.nanoTime();
+        readUid = peerUid;
+        int read;
+        do {
+            read = out.read(this, 256);
+        } while (read > 0 && drainedBatch < 4096 && ch.isWritable());
+        flushBatch(ch);
+        if (drainedBatch > 0) {
+            lastTrafficNanos = readNow;
+        }
+        if (read > 0 && out.size() > 0) {
+            out.wakeDrainer(); // more left: yield to other I/O and come back
+        }
+    }
+
+    /**
+     * While the node is down, drops what would be sent too late (or to another incarnation)
+     * from the head of the ring, so the dead letters come when the bound is reached, not when
+     * the node is back. ADVERTISE records go too: a new connection re-advertises every id.
+     */
+    private void expireWhileDown(long now) {
+        readMode = EXPIRE;
+        readNow = now;
+        readUid = peerUid;
+        readConsumed = 0;
+        while (out.read(this, 256) > 0) {
+            // continue until the head is a record that may still be sent
+        }
+        out.uncount(readConsumed);
+    }
+
+    private void discardAll(DeadLetterReason reason) {
+        readMode = DISCARD;
+        readNow = System.nanoTime();
+        while (out.read(this, 256) > 0) {
+            // every record is dropped
+        }
+    }
+
+    /** Ring record handler: frames a record into the batch buffer, or drops it with its reason. */
+    @Override
+    public Action onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
+        if (type == OutboundRing.RECORD_ADVERTISE) {
+            if (readMode == SEND) {
+                appendFrame(Protocol.ADVERTISE, index, length);
+            }
+            return Action.CONTINUE;
+        }
+        final boolean ask = type == OutboundRing.RECORD_USER_ASK;
+        final long uid = buffer.getLong(index + OutboundRing.RECORD_INCARNATION, ByteOrder.BIG_ENDIAN);
+        final long expiry = buffer.getLong(index + OutboundRing.RECORD_EXPIRY, ByteOrder.BIG_ENDIAN);
+        if (readMode == DISCARD) {
+            dropRecord(buffer, index, length, DeadLetterReason.UNKNOWN_RECIPIENT);
+            return Action.CONTINUE;
+        }
+        if (uid != 0 && uid != readUid) {
+            dropRecord(buffer, index, length, DeadLetterReason.PEER_RESTARTED);
+            readConsumed++;
+            return Action.CONTINUE;
+        }
+        if (readNow - expiry > 0) {
+            dropRecord(buffer, index, length, ask ? DeadLetterReason.ASK_EXPIRED : DeadLetterReason.OUTBOUND_EXPIRED);
+            readConsumed++;
+            return Action.CONTINUE;
+        }
+        if (readMode == EXPIRE) {
+            return Action.ABORT; // still good: it waits for the connection, and so does everything behind it
+        }
+        appendFrame(Protocol.USER, index + OutboundRing.RECORD_BODY, length - OutboundRing.RECORD_BODY);
+        MESSAGES_SENT.setOpaque(this, (long) MESSAGES_SENT.getOpaque(this) + 1);
+        drainedBatch++;
+        return Action.CONTINUE;
+    }
+
+    private void appendFrame(int type, int index, int length) {
+        final int frame = Protocol.HEADER + length;
+        ByteBuf o = batch;
+        if (o == null || o.writableBytes() < frame) {
+            if (o != null) {
+                channel.write(o, channel.voidPromise());
+            }
+            o = channel.alloc().directBuffer(Math.max(64 * 1024, frame));
+            batch = o;
+        }
+        // The ring's own ByteBuffer: position/limit are ours alone (Agrona uses absolute access),
+        // so no duplicate() is needed and nothing is allocated.
+        final ByteBuffer src = out.memory();
+        src.limit(index + length).position(index);
+        Frames.appendFrame(o, type, src);
+        src.clear();
+        BYTES_SENT.setOpaque(this, (long) BYTES_SENT.getOpaque(this) + frame);
+    }
+
+    /** A USER record that will not be sent: a dead letter naming its recipient and class (failure path, allocates). */
+    private void dropRecord(MutableDirectBuffer buffer, int index, int length, DeadLetterReason reason) {
+        final int body = index + OutboundRing.RECORD_BODY;
+        final int rid = buffer.getInt(body + Protocol.USER_RECIPIENT_OFFSET, ByteOrder.BIG_ENDIAN);
+        final int sid = buffer.getInt(body + Protocol.USER_SERIALIZER_OFFSET, ByteOrder.BIG_ENDIAN);
+        final int mid = buffer.getInt(body + Protocol.USER_MANIFEST_OFFSET, ByteOrder.BIG_ENDIAN);
+        ActorPath recipient = root;
+        try {
+            recipient = ActorPath.parse(new String(out.idText(rid), StandardCharsets.UTF_8));
+        } catch (RuntimeException e) {
+            // keep the node's root
+        }
+        final String what = mid > 0 ? new String(out.idText(mid), StandardCharsets.UTF_8) : "serializer " + sid;
+        core.deadLetters.publish(new UndeliveredRemoteMessage(what, length - OutboundRing.RECORD_BODY - Protocol.USER_PAYLOAD_OFFSET, address),
+            recipient, reason);
+    }
+
+    private void flushBatch(Channel ch) {
+        final ByteBuf o = batch;
+        batch = null;
+        if (o != null) {
+            if (o.isReadable()) {
+                ch.writeAndFlush(o, ch.voidPromise());
+            } else {
+                o.release();
+            }
+        }
+    }
+
+    void onWritable() {
+        out.wakeDrainer();
+    }
+
+    // =====================================================================================
+    // Connection lifecycle (loop)
+    // =====================================================================================
+
     private void connect() {
-        if (closing || connecting || channel != null) {
+        if (closing || connecting || channel != null || removed) {
             return;
         }
         connecting = true;
@@ -492,11 +412,11 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
             LOG.log(System.Logger.Level.DEBUG, "connect to " + address + " failed: " + f.cause());
             scheduleReconnect();
         }
-        // on success the handshake continues in OutboundConnection, which calls onOutboundReady or onOutboundClosed
+        // on success the handshake continues in OutboundHandshake, which calls onOutboundReady or onOutboundClosed
     }
 
     private void scheduleReconnect() {
-        if (closing) {
+        if (closing || removed) {
             return;
         }
         final long min = core.settings.reconnectMinBackoff().toNanos();
@@ -509,38 +429,59 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
         loop.schedule(connectTask, delay, TimeUnit.NANOSECONDS);
     }
 
-    /** The outbound handshake finished on {@code ch}. */
-    void onOutboundReady(Channel ch, long uid) {
+    /**
+     * The outbound handshake finished on {@code ch}.
+     *
+     * @param expectedSystemSeq the system-message seq the peer expects next (AUTH_REPLY)
+     */
+    void onOutboundReady(Channel ch, long uid, long expectedSystemSeq) {
         connecting = false;
         if (closing) {
             ch.close();
             return;
         }
         final boolean wasUnreachable = state == AssociationState.UNREACHABLE;
+        final boolean newIncarnation = peerUid != 0 && peerUid != uid;
+        if (pendingUid != 0) {
+            if (pendingUid != uid) {
+                impostor(pendingUid);
+            }
+            pendingUid = 0;
+        }
         observeUid(uid);
         final boolean afterOutage = wasUnreachable || resumedSinceOutbound;
         resumedSinceOutbound = false;
         channel = ch;
         backoffAttempt = 0;
+        trusted = true;
         state = AssociationState.ACTIVE;
+        out.connected();
         if (afterOutage) {
             failureDetector.reset(); // the outage is not a heartbeat interval: start the history afresh
         }
         failureDetector.heartbeat(System.nanoTime());
-        // A new connection has empty inbound tables on the far side: advertise every id first.
-        final int n = idCount;
-        final byte[][] texts = idTexts;
-        final byte[] kinds = idKinds;
-        if (n > 0) {
-            final ByteBuf b = ch.alloc().directBuffer();
-            for (int id = 1; id <= n; id++) {
-                Frames.writeAdvertise(b, id, kinds[id], texts[id]);
-            }
-            ch.write(b, ch.voidPromise());
-        }
-        writeUnacked(ch);
+        lastTrafficNanos = System.nanoTime();
+        readvertise(ch);
+        system.connected(ch, expectedSystemSeq, newIncarnation);
         ch.flush();
-        wakeDrainer();
+        out.wakeDrainer();
+    }
+
+    /** A new connection has empty inbound tables on the far side: advertise every id first. */
+    private void readvertise(Channel ch) {
+        final int n = out.idCount();
+        if (n == 0) {
+            return;
+        }
+        final ByteBuf b = ch.alloc().directBuffer();
+        for (int id = 1; id <= n; id++) {
+            final byte[] text = out.idText(id);
+            final byte[] body = new byte[Frames.ADVERTISE_HEADER + text.length];
+            advertiseScratch.wrap(body);
+            Frames.encodeAdvertise(advertiseScratch, 0, id, out.idKind(id), text);
+            Frames.appendFrame(b, Protocol.ADVERTISE, ByteBuffer.wrap(body));
+        }
+        ch.write(b, ch.voidPromise());
     }
 
     /** The outbound connection closed, before or after its handshake. */
@@ -550,9 +491,9 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
             if (state == AssociationState.ACTIVE) {
                 state = AssociationState.CONNECTING;
             }
-            if (out != null) {
-                out.release();
-                out = null;
+            if (batch != null) {
+                batch.release();
+                batch = null;
             }
         } else if (channel != null) {
             return; // an old connection
@@ -565,16 +506,15 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
         final long now = System.nanoTime();
         final Channel ch = channel;
         if (ch != null && ch.isActive()) {
-            if (ring.size() > 0) {
+            if (out.size() > 0) {
                 drain(); // safety net: nothing waits in the buffer longer than a heartbeat interval
             }
             final ByteBuf b = ch.alloc().directBuffer(13);
             Frames.writeHeartbeat(b, now);
             ch.writeAndFlush(b, ch.voidPromise());
-            if (!unacked.isEmpty() && now - lastSystemWriteNanos >= core.settings.systemMessageResendInterval().toNanos()) {
-                writeUnacked(ch);
-                ch.flush();
-            }
+            system.resendIfDue(ch, now);
+        } else if (out.size() > 0) {
+            expireWhileDown(now);
         }
         if (failureDetector.isMonitoring() && state != AssociationState.UNREACHABLE && !failureDetector.isAvailable(now)) {
             nodeLost("failure detector: phi " + String.format("%.1f", failureDetector.lastPhi()) + " above "
@@ -582,10 +522,41 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
         } else if (state == AssociationState.UNREACHABLE) {
             failureDetector.phi(now);
         }
+        if (!asks.isEmpty()) {
+            asks.removeIf(DONE); // answered or timed out: nothing to fail any more
+        }
+        checkIdle(now);
+    }
+
+    private static final java.util.function.Predicate<PendingAsk> DONE = a -> !a.isPending();
+
+    /**
+     * The transport's sweep, for associations that never started (a node that only sends to
+     * this one): they have no tick of their own to notice they are idle (loop).
+     */
+    void sweep() {
+        if (tick == null && !closing) {
+            checkIdle(System.nanoTime());
+        }
+    }
+
+    private void checkIdle(long now) {
+        final long traffic = messagesSent() + messagesReceived();
+        if (traffic != trafficMark) {
+            trafficMark = traffic;
+            lastTrafficNanos = now;
+        }
+        if (removable(now)) {
+            remove();
+        }
     }
 
     void onHeartbeatReply() {
         failureDetector.heartbeat(System.nanoTime());
+    }
+
+    void onSystemAck(long seq) {
+        system.onAck(seq);
     }
 
     /**
@@ -601,11 +572,15 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
             nodeLost("restarted with a new UID");
         }
         if (known != uid) {
-            boundRefs.clear();
             peerUid = uid;
             peerLost = false;
             failureDetector.reset();
             failureDetector.start(System.nanoTime());
+            for (InboundConnection c : inbound) {
+                if (c.peerUid != uid) {
+                    c.ctx.channel().close(); // the incarnation it came from is gone
+                }
+            }
         } else if (peerLost) {
             LOG.log(System.Logger.Level.INFO, "remote node " + address + " (uid " + Long.toHexString(uid)
                 + ") is reachable again with the same UID");
@@ -621,10 +596,10 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
         }
     }
 
-    /** The peer said it is shutting down: its actors are gone, no need to wait for the detector. */
-    void onPeerShutdown() {
+    /** The peer said it is shutting down; honoured only from the incarnation it names. */
+    void onPeerShutdown(long fromUid) {
         execute(() -> {
-            if (state != AssociationState.UNREACHABLE && !peerLost) {
+            if (fromUid == peerUid && state != AssociationState.UNREACHABLE && !peerLost) {
                 nodeLost("it shut down");
             }
         });
@@ -638,24 +613,25 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
         LOG.log(System.Logger.Level.WARNING, "remote node " + address + " (uid " + Long.toHexString(peerUid) + ") is lost: " + why);
         peerLost = true;
         nodesLost++;
+        lostAtNanos = System.nanoTime();
         if (state != AssociationState.CLOSED) {
             state = AssociationState.UNREACHABLE;
         }
-        unacked.clear();
-        final List<Map.Entry<RemoteActorRef<?>, Set<InternalActorRef<?>>>> watched;
-        final List<Map.Entry<InternalActorRef<?>, Set<RemoteActorRef<?>>>> watching;
-        synchronized (watchLock) {
-            watched = new ArrayList<>(outboundWatches.entrySet());
-            watching = new ArrayList<>(inboundWatches.entrySet());
-            outboundWatches.clear();
-            inboundWatches.clear();
+        system.clear();
+        if (!asks.isEmpty()) {
+            final PeerUnreachableException cause = new PeerUnreachableException(address, why);
+            for (PendingAsk ask : asks) {
+                ask.fail(cause); // the asker hears now, not at its timeout
+            }
+            asks.clear();
         }
-        for (Map.Entry<RemoteActorRef<?>, Set<InternalActorRef<?>>> e : watched) {
+        final RemoteWatches.Dropped dropped = watches.dropAll();
+        for (Map.Entry<RemoteActorRef<?>, Set<InternalActorRef<?>>> e : dropped.outbound().entrySet()) {
             for (InternalActorRef<?> w : e.getValue()) {
                 w.sendSystem(new DeathWatchNotification(e.getKey(), null));
             }
         }
-        for (Map.Entry<InternalActorRef<?>, Set<RemoteActorRef<?>>> e : watching) {
+        for (Map.Entry<InternalActorRef<?>, Set<RemoteActorRef<?>>> e : dropped.inbound().entrySet()) {
             for (RemoteActorRef<?> w : e.getValue()) {
                 e.getKey().sendSystem(new Unwatch(e.getKey(), w));
             }
@@ -663,6 +639,66 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
         final Channel ch = channel;
         if (ch != null) {
             ch.close(); // force a fresh handshake, which tells a restart from a partition
+        }
+        if (pendingUid != 0) {
+            // the incarnation this node could still see is gone: the one that claimed the address may be real
+            final long p = pendingUid;
+            pendingUid = 0;
+            observeUid(p);
+        }
+    }
+
+    /**
+     * An inbound connection claimed a new incarnation of this address (loop). When this node
+     * still has a live outbound connection to the known incarnation, the claim is not believed
+     * at once: the outbound connection is re-established, and the UID found by dialling the
+     * address decides. A real restart shows the new UID there; a peer posing as this address
+     * (it knows the secret but is not at the address) does not, and is refused. Without a live
+     * connection to compare with, the claim is accepted as a restart.
+     */
+    private void observeInboundUid(long uid) {
+        if (uid != peerUid && peerUid != 0 && !peerLost && state == AssociationState.ACTIVE && channel != null) {
+            LOG.log(System.Logger.Level.INFO, "a connection claims to be a new incarnation (uid " + Long.toHexString(uid) + ") of "
+                + address + " while uid " + Long.toHexString(peerUid) + " answers there; dialling the address again to see which one is");
+            pendingUid = uid;
+            backoffAttempt = 0;
+            channel.close();
+            return;
+        }
+        if (pendingUid == uid) {
+            return; // waiting for the outbound handshake to decide
+        }
+        observeUid(uid);
+    }
+
+    /** A connection claimed an incarnation the address does not have: closed and counted. */
+    private void impostor(long uid) {
+        core.rejections.reject(FrameRejection.INVALID_IDENTITY, address, "a connection claimed uid " + Long.toHexString(uid)
+            + " for this address, but dialling it reached uid " + Long.toHexString(peerUid));
+        for (InboundConnection c : inbound) {
+            if (c.peerUid == uid) {
+                c.ctx.channel().close();
+            }
+        }
+    }
+
+    /**
+     * Artery's answer to a peer that lets system messages pile up: that incarnation is declared
+     * lost, its connections are closed, and its handshakes are refused until it restarts.
+     */
+    private void quarantine(String why) {
+        final long uid = peerUid;
+        LOG.log(System.Logger.Level.ERROR, "remote node " + address + " (uid " + Long.toHexString(uid) + ") is quarantined: " + why
+            + "; it is refused until it restarts with a new UID");
+        quarantinedUid = uid;
+        core.quarantine(address, uid);
+        if (!peerLost) {
+            nodeLost("quarantined");
+        }
+        for (InboundConnection c : inbound) {
+            if (c.peerUid == uid) {
+                c.ctx.channel().close();
+            }
         }
     }
 
@@ -674,149 +710,150 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
     void sendSystem(RemoteActorRef<?> target, SystemMessage m) {
         if (m instanceof Watch) {
             final Watch w = (Watch) m;
-            if (isDead(target) || state == AssociationState.CLOSED) {
+            if (isDead(target) || peerLost || state == AssociationState.CLOSED) {
+                // a node declared lost has no actors to watch: Terminated at once, nothing queued
                 w.watcher().sendSystem(new DeathWatchNotification(target, null));
                 return;
             }
-            synchronized (watchLock) {
-                outboundWatches.computeIfAbsent(target, k -> new HashSet<>()).add(w.watcher());
-            }
+            watches.watchRemote(target, w.watcher());
             final String watcherText = core.addressed(w.watcher().path()).toString();
             core.export(watcherText, w.watcher());
-            enqueueSystem(Protocol.SYS_WATCH, target.path().toString(), watcherText, false);
+            enqueueSystem(Protocol.SYS_WATCH, target.path().toString(), watcherText, false, target, w.watcher());
         } else if (m instanceof Unwatch) {
             final Unwatch u = (Unwatch) m;
-            synchronized (watchLock) {
-                final Set<InternalActorRef<?>> s = outboundWatches.get(target);
-                if (s != null) {
-                    s.remove(u.watcher());
-                    if (s.isEmpty()) {
-                        outboundWatches.remove(target);
-                    }
-                }
-            }
-            enqueueSystem(Protocol.SYS_UNWATCH, target.path().toString(), core.addressed(u.watcher().path()).toString(), false);
+            watches.unwatchRemote(target, u.watcher());
+            enqueueSystem(Protocol.SYS_UNWATCH, target.path().toString(), core.addressed(u.watcher().path()).toString(), false, null, null);
         } else if (m instanceof DeathWatchNotification) {
             // one of our actors stopped and the target (a remote watcher) watched it
             final DeathWatchNotification d = (DeathWatchNotification) m;
-            synchronized (watchLock) {
-                final Set<RemoteActorRef<?>> s = inboundWatches.get(d.actor());
-                if (s != null) {
-                    s.remove(target);
-                    if (s.isEmpty()) {
-                        inboundWatches.remove(d.actor());
-                    }
-                }
-            }
+            watches.unwatchedByRemote((InternalActorRef<?>) d.actor(), target);
             if (!isDead(target)) {
                 enqueueSystem(Protocol.SYS_DEATH_WATCH_NOTIFICATION, core.addressed(d.actor().path()).toString(),
-                    target.path().toString(), d.failure() != null);
+                    target.path().toString(), d.failure() != null, null, null);
             }
         } else {
             LOG.log(System.Logger.Level.DEBUG, "system message " + m + " to remote " + target.path() + " is not carried");
         }
     }
 
-    private void enqueueSystem(int kind, String watchee, String watcher, boolean failed) {
+    /**
+     * @param target for a watch: the watched ref (to answer Terminated if the node was lost meanwhile)
+     * @param localWatcher for a watch: the local watcher
+     */
+    private void enqueueSystem(int kind, String watchee, String watcher, boolean failed,
+                               RemoteActorRef<?> target, InternalActorRef<?> localWatcher) {
         if (state == AssociationState.CLOSED) {
             return; // shut down: the peer learns from CLOSE or its failure detector
         }
         start();
         execute(() -> {
-            final PendingSystem p = new PendingSystem(++nextSystemSeq, kind, watchee, watcher, failed);
-            unacked.add(p);
-            final Channel ch = channel;
-            if (ch != null && ch.isActive()) {
-                final ByteBuf b = ch.alloc().directBuffer();
-                Frames.writeSystem(b, p.seq, p.kind, p.watchee, p.watcher, p.failed);
-                ch.writeAndFlush(b, ch.voidPromise());
-                lastSystemWriteNanos = System.nanoTime();
+            lastTrafficNanos = System.nanoTime();
+            if (peerLost) {
+                // lost since the caller looked: nothing is queued for the lost incarnation
+                if (localWatcher != null) {
+                    watches.unwatchRemote(target, localWatcher);
+                    localWatcher.sendSystem(new DeathWatchNotification(target, null));
+                }
+                return;
+            }
+            if (!system.enqueue(channel, kind, watchee, watcher, failed)) {
+                if (peerUid == 0) {
+                    // never reached: there is no incarnation to quarantine, so give up on what waits for it
+                    nodeLost(system.unackedCount() + " system messages waiting for a node never reached (the limit)");
+                } else {
+                    quarantine(system.unackedCount() + " system messages unacknowledged (the limit)");
+                }
             }
         });
     }
 
-    private void writeUnacked(Channel ch) {
-        if (unacked.isEmpty()) {
-            return;
-        }
-        final ByteBuf b = ch.alloc().directBuffer();
-        for (PendingSystem p : unacked) {
-            Frames.writeSystem(b, p.seq, p.kind, p.watchee, p.watcher, p.failed);
-        }
-        ch.write(b, ch.voidPromise());
-        lastSystemWriteNanos = System.nanoTime();
-    }
-
-    void onSystemAck(long seq) {
-        while (!unacked.isEmpty() && unacked.peekFirst().seq <= seq) {
-            unacked.pollFirst();
-        }
-    }
-
     /**
-     * A system message from the peer (called on the inbound connection's thread).
+     * A SYSTEM frame from the peer, on the inbound connection's thread.
      *
-     * @return true if handled; false if the watchee is missing (a DeathWatchNotification was sent back)
+     * @return the seq to acknowledge
+     * @throws FrameRejectedException for a sequence gap or a watch beyond the limit
      */
-    void onInboundSystem(Frames.SystemFrame f) {
+    long receiveSystem(InboundConnection from, Frames.SystemFrame f) {
+        final long uid = from.peerUid;
+        if (uid != peerUid) {
+            return -1; // an incarnation not (yet) confirmed: neither delivered nor acknowledged, so it is sent again
+        }
+        if (system.accept(uid, f.seq())) {
+            lastTrafficNanos = System.nanoTime(); // a benign race with the loop: an approximate idle clock
+            onInboundSystem(uid, f);
+        }
+        return system.lastDelivered(uid);
+    }
+
+    private void onInboundSystem(long uid, Frames.SystemFrame f) {
         switch (f.kind()) {
             case Protocol.SYS_WATCH: {
-                final InternalActorRef<?> watcher = ref(ActorPath.parse(f.watcher()), peerUid);
-                final InternalActorRef<?> local = core.resolveLocalOrNull(f.watchee());
+                final RemoteActorRef<?> watcher = new RemoteActorRef<>(core, this, core.parseWirePath(f.watcher()), uid);
+                final InternalActorRef<?> local = core.localRecipient(core.parseWirePath(f.watchee()));
                 start(); // we must be able to report the death, and to notice the watcher's node going away
                 if (local == null) {
-                    enqueueSystem(Protocol.SYS_DEATH_WATCH_NOTIFICATION, f.watchee(), f.watcher(), false);
+                    enqueueSystem(Protocol.SYS_DEATH_WATCH_NOTIFICATION, f.watchee(), f.watcher(), false, null, null);
                     return;
                 }
-                synchronized (watchLock) {
-                    inboundWatches.computeIfAbsent(local, k -> new HashSet<>()).add((RemoteActorRef<?>) watcher);
+                if (!watches.watchedByRemote(local, watcher)) {
+                    throw new FrameRejectedException(FrameRejection.WATCH_LIMIT, "more than " + core.settings.maxInboundWatches()
+                        + " watches on this node's actors");
                 }
                 local.sendSystem(new Watch(local, watcher));
                 return;
             }
             case Protocol.SYS_UNWATCH: {
-                final InternalActorRef<?> watcher = ref(ActorPath.parse(f.watcher()), peerUid);
-                final InternalActorRef<?> local = core.resolveLocalOrNull(f.watchee());
+                final RemoteActorRef<?> watcher = new RemoteActorRef<>(core, this, core.parseWirePath(f.watcher()), uid);
+                final InternalActorRef<?> local = core.localRecipient(core.parseWirePath(f.watchee()));
                 if (local != null) {
-                    synchronized (watchLock) {
-                        final Set<RemoteActorRef<?>> s = inboundWatches.get(local);
-                        if (s != null) {
-                            s.remove(watcher);
-                        }
-                    }
+                    watches.unwatchedByRemote(local, watcher);
                     local.sendSystem(new Unwatch(local, watcher));
                 }
                 return;
             }
             default: {
-                final ActorPath watcheePath = ActorPath.parse(f.watchee());
-                final Set<InternalActorRef<?>> watchers = new HashSet<>();
-                RemoteActorRef<?> watchee = null;
-                synchronized (watchLock) {
-                    for (Map.Entry<RemoteActorRef<?>, Set<InternalActorRef<?>>> e : outboundWatches.entrySet()) {
-                        if (e.getKey().path().toString().equals(watcheePath.toString())) {
-                            watchee = e.getKey();
-                            watchers.addAll(e.getValue());
-                        }
+                core.parseWirePath(f.watchee()); // the same checks as every path from the wire
+                final RemoteWatches.Watchers w = watches.remoteStopped(f.watchee());
+                if (w != null) {
+                    for (InternalActorRef<?> watcher : w.watchers()) {
+                        // the same ref object the watcher registered, so its watch table finds it
+                        watcher.sendSystem(new DeathWatchNotification(w.watchee(), null));
                     }
-                    if (watchee != null) {
-                        outboundWatches.entrySet().removeIf(e -> e.getKey().path().toString().equals(watcheePath.toString()));
-                    }
-                }
-                for (InternalActorRef<?> w : watchers) {
-                    // the same ref object the watcher registered, so its watch table finds it
-                    w.sendSystem(new DeathWatchNotification(watchee, null));
                 }
             }
         }
     }
 
+    /** @return the system seq to announce in AUTH_REPLY to that incarnation (any thread) */
+    long expectedSystemSeq(long uid) {
+        return system.expected(uid);
+    }
+
     // =====================================================================================
-    // Inbound bookkeeping
+    // Inbound bookkeeping (any thread)
     // =====================================================================================
 
+    /**
+     * An inbound connection from the peer completed its handshake: it supersedes any other
+     * inbound connection from the same incarnation (a peer keeps one outbound connection per
+     * node). Connections of another incarnation go when the new one is confirmed.
+     */
     void inboundOpened(InboundConnection c) {
+        trusted = true;
+        for (InboundConnection old : inbound) {
+            if (old.peerUid == c.peerUid) {
+                old.ctx.channel().close();
+            }
+        }
         inbound.add(c);
+        lastTrafficNanos = System.nanoTime();
+        final long uid = c.peerUid;
+        PEER_UID.compareAndSet(this, 0L, uid); // first contact: nothing to compare with, and system messages need it now
+        if (loop.inEventLoop()) {
+            observeInboundUid(uid);
+        } else if (!execute(() -> observeInboundUid(uid))) {
+            c.ctx.channel().close();
+        }
     }
 
     void inboundClosed(InboundConnection c) {
@@ -827,18 +864,64 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
     }
 
     // =====================================================================================
+    // Removal (loop)
+    // =====================================================================================
+
+    private boolean removable(long now) {
+        if (closing || !inbound.isEmpty() || out.size() > 0 || system.unackedCount() > 0 || !watches.isEmpty()) {
+            return false;
+        }
+        return state == AssociationState.UNREACHABLE ? now - lostAtNanos >= graceNanos : now - lastTrafficNanos >= graceNanos;
+    }
+
+    private void remove() {
+        removed = true;
+        VarHandle.fullFence(); // a producer that missed the flag wrote its record before this check, or will revive us
+        if (out.size() > 0 || out.drainPending() || !inbound.isEmpty()) {
+            removed = false;
+            return;
+        }
+        LOG.log(System.Logger.Level.DEBUG, "removing the idle association with " + address);
+        if (tick != null) {
+            tick.cancel(false);
+            tick = null;
+        }
+        started = false;
+        final Channel ch = channel;
+        channel = null;
+        if (ch != null) {
+            ch.close(); // no CLOSE frame: this node is not going away, it only forgets an idle peer
+        }
+        core.removed(this);
+    }
+
+    /** A record arrived after the removal: come back if the address is still free. */
+    private boolean revive() {
+        if (!core.revive(this)) {
+            return false;
+        }
+        removed = false;
+        lastTrafficNanos = System.nanoTime();
+        start();
+        return true;
+    }
+
+    // =====================================================================================
     // Shutdown (loop)
     // =====================================================================================
 
-    /** @return whether the outbound ring is empty and flushed */
+    /** @return whether the outbound ring is empty and its last batch handed to the channel */
     boolean drained() {
-        final Channel ch = channel;
-        return ring.size() == 0 && (ch == null || !ch.isActive() || ch.unsafe().outboundBuffer() == null
-            || ch.unsafe().outboundBuffer().totalPendingWriteBytes() == 0);
+        return out.size() == 0 && batch == null;
     }
 
-    /** Sends CLOSE (if connected) and closes; no reconnects after this. */
-    void close() {
+    /**
+     * Sends CLOSE (if connected) and closes; no reconnects after this.
+     *
+     * @return completes when the connection closed (at once if there was none); CLOSE goes after
+     *         every byte already written, so this also bounds the flush
+     */
+    ChannelFuture close() {
         closing = true;
         state = AssociationState.CLOSED;
         if (tick != null) {
@@ -846,15 +929,17 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
         }
         final Channel ch = channel;
         channel = null;
-        if (out != null) {
-            out.release();
-            out = null;
+        if (batch != null) {
+            batch.release();
+            batch = null;
         }
         if (ch != null && ch.isActive()) {
             final ByteBuf b = ch.alloc().directBuffer(6);
             Frames.writeClose(b, Protocol.CLOSE_SHUTDOWN);
             ch.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
+            return ch.closeFuture();
         }
+        return null;
     }
 
     boolean hasChannel() {
@@ -910,12 +995,12 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
 
     @Override
     public long outboundOverflows() {
-        return overflows.get();
+        return out.overflows();
     }
 
     @Override
     public long outboundQueuedBytes() {
-        return ring.size();
+        return out.size();
     }
 
     @Override
@@ -931,6 +1016,16 @@ public final class Association implements Serializer.RefWriter, PeerMetrics, Mes
     @Override
     public long nodesLost() {
         return nodesLost;
+    }
+
+    @Override
+    public int systemMessagesUnacked() {
+        return system.unackedCount();
+    }
+
+    @Override
+    public int watchesHeldByPeer() {
+        return watches.inboundCount();
     }
 
     @Override

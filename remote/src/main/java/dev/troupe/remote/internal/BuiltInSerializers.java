@@ -11,7 +11,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The serializers every registry has, with their reserved ids. All write big-endian (network
- * order) so golden frames read the same on any machine; none allocates when writing.
+ * order) so golden frames read the same on any machine; none allocates when writing. The
+ * fixed-size ones refuse a payload of any other length (a deserialization failure).
  *
  * <pre>
  *   id  type        payload
@@ -167,6 +168,7 @@ public final class BuiltInSerializers {
 
         @Override
         public Integer read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            expectLength(4, length, "Integer");
             return buffer.getInt(offset, ORDER);
         }
     };
@@ -180,6 +182,7 @@ public final class BuiltInSerializers {
 
         @Override
         public Long read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            expectLength(8, length, "Long");
             return buffer.getLong(offset, ORDER);
         }
     };
@@ -193,6 +196,7 @@ public final class BuiltInSerializers {
 
         @Override
         public Double read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            expectLength(8, length, "Double");
             return Double.longBitsToDouble(buffer.getLong(offset, ORDER));
         }
     };
@@ -206,6 +210,7 @@ public final class BuiltInSerializers {
 
         @Override
         public Float read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            expectLength(4, length, "Float");
             return Float.intBitsToFloat(buffer.getInt(offset, ORDER));
         }
     };
@@ -219,6 +224,7 @@ public final class BuiltInSerializers {
 
         @Override
         public Short read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            expectLength(2, length, "Short");
             return buffer.getShort(offset, ORDER);
         }
     };
@@ -232,6 +238,7 @@ public final class BuiltInSerializers {
 
         @Override
         public Byte read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            expectLength(1, length, "Byte");
             return buffer.getByte(offset);
         }
     };
@@ -245,6 +252,7 @@ public final class BuiltInSerializers {
 
         @Override
         public Boolean read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            expectLength(1, length, "Boolean");
             return buffer.getByte(offset) != 0;
         }
     };
@@ -258,9 +266,17 @@ public final class BuiltInSerializers {
 
         @Override
         public Character read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            expectLength(2, length, "Character");
             return buffer.getChar(offset, ORDER);
         }
     };
+
+    /** A fixed-size payload of another size is not this type: refused instead of read past or short. */
+    static void expectLength(int expected, int length, String type) {
+        if (length != expected) {
+            throw new IllegalArgumentException(type + " payload of " + length + " bytes, expected " + expected);
+        }
+    }
 
     private abstract static class Simple<T> implements Serializer<T> {
         private final int id;

@@ -68,9 +68,14 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             }
             expectMagic = false;
         }
-        final int limit = handshakeDone ? maxFrameSize : Math.min(maxFrameSize, Protocol.MAX_HANDSHAKE_FRAME);
-        // Emit every complete frame in this read: one decode call may see many.
+        // Emit every complete frame in this read: one decode call may see many. Until the
+        // handshake completes, emit one frame per call: ByteToMessageDecoder hands it to the
+        // handler before calling decode again, so the frame that completes the handshake raises
+        // the limit before the next length prefix is checked (frames that follow AUTH in the same
+        // read get the steady-state limit, not the handshake cap).
         while (in.readableBytes() >= Protocol.LENGTH_FIELD) {
+            final boolean steady = handshakeDone;
+            final int limit = steady ? maxFrameSize : Math.min(maxFrameSize, Protocol.MAX_HANDSHAKE_FRAME);
             final int readerIndex = in.readerIndex();
             final int length = in.getInt(readerIndex);
             if (length <= 0 || length > limit) {
@@ -81,6 +86,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             }
             out.add(in.retainedSlice(readerIndex + Protocol.LENGTH_FIELD, length));
             in.readerIndex(readerIndex + Protocol.LENGTH_FIELD + length);
+            if (!steady) {
+                return;
+            }
         }
     }
 

@@ -3,19 +3,25 @@ package dev.troupe.remote.internal;
 import dev.troupe.remote.FrameRejection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import org.agrona.MutableDirectBuffer;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Writes and parses the bodies of the control frames (everything but USER, whose body the
- * sender serializes straight into the outbound ring buffer). Strings are an unsigned 16-bit
- * byte count followed by UTF-8. Control frames are rare, so parsing may allocate; the writers
- * used per heartbeat and ack allocate nothing beyond the pooled buffer they write into.
+ * The one encoder and the one parser of every frame type. Control frames are written straight
+ * into a {@code ByteBuf}; the bodies of ADVERTISE and USER are encoded into Agrona buffers
+ * (they travel through the outbound ring buffer) and framed by {@link #appendFrame}, which
+ * the drainer and the re-advertisement after a reconnect both use. Strings are an unsigned
+ * 16-bit byte count followed by UTF-8. Control frames are rare, so parsing may allocate; the
+ * writers used per heartbeat and ack allocate nothing beyond the pooled buffer they write into.
  *
  * <p>Writers append one whole frame (length, type, body) to the given buffer; the caller owns
  * the buffer. Parsers read the body of a frame whose type byte has already been consumed and
  * throw {@link FrameRejectedException} with {@link FrameRejection#MALFORMED_FRAME} on any
- * inconsistency; they never release the buffer.
+ * inconsistency (or {@link FrameRejection#PROTOCOL_VERSION} for another version); they never
+ * release the buffer.
  */
 public final class Frames {
 
@@ -27,16 +33,23 @@ public final class Frames {
     }
 
     /** Parsed HELLO_REPLY. */
-    public record HelloReply(int version, int authMode, long uid, byte[] nonce, String system, byte[] proof) {
+    public record HelloReply(int version, int authMode, long uid, byte[] nonce, String system, String host, int port) {
     }
 
     /** Parsed SYSTEM. */
     public record SystemFrame(long seq, int kind, String watchee, String watcher, boolean failed) {
     }
 
+    /** Parsed AUTH_REPLY. */
+    public record AuthReply(long nextSystemSeq, byte[] proof) {
+    }
+
     /** Parsed ADVERTISE. */
     public record Advertise(int id, int kind, String text) {
     }
+
+    /** Bytes of an ADVERTISE body before the text: id, kind, text length. */
+    public static final int ADVERTISE_HEADER = 7;
 
     // ---------------------------------------------------------------- writers
 
@@ -55,6 +68,10 @@ public final class Frames {
         out.writeInt(Protocol.MAGIC);
     }
 
+    /**
+     * HELLO keeps version 1's layout, so a node of either version reads the other's version
+     * field and refuses it as {@code protocol-version} rather than {@code malformed-frame}.
+     */
     public static void writeHello(ByteBuf out, int version, int authMode, long uid, byte[] nonce, String fromSystem,
                                   String fromHost, int fromPort, String toSystem) {
         final int s = begin(out, Protocol.HELLO);
@@ -69,17 +86,20 @@ public final class Frames {
         end(out, s);
     }
 
-    public static void writeHelloReply(ByteBuf out, int version, int authMode, long uid, byte[] nonce, String system, byte[] proof) {
+    public static void writeHelloReply(ByteBuf out, int version, int authMode, long uid, byte[] nonce, String system,
+                                       String host, int port) {
         final int s = begin(out, Protocol.HELLO_REPLY);
         out.writeShort(version);
         out.writeByte(authMode);
         out.writeLong(uid);
         out.writeBytes(nonce, 0, Protocol.NONCE_LENGTH);
         writeString(out, system);
-        out.writeBytes(proof, 0, Protocol.PROOF_LENGTH);
+        writeString(out, host);
+        out.writeInt(port);
         end(out, s);
     }
 
+    /** AUTH: the connecting side's proof over the transcript. */
     public static void writeAuth(ByteBuf out, byte[] proof) {
         final int s = begin(out, Protocol.AUTH);
         out.writeBytes(proof, 0, Protocol.PROOF_LENGTH);
@@ -87,20 +107,50 @@ public final class Frames {
     }
 
     /**
-     * @param utf8 the path or class name, already encoded once when the id was assigned
+     * AUTH_REPLY: the accepting side's proof, sent only after it verified AUTH, and the
+     * sequence number of the next system message it expects from the connecting side.
      */
-    public static void writeAdvertise(ByteBuf out, int id, int kind, byte[] utf8) {
-        final int s = begin(out, Protocol.ADVERTISE);
-        out.writeInt(id);
-        out.writeByte(kind);
-        out.writeShort(utf8.length);
-        out.writeBytes(utf8);
+    public static void writeAuthReply(ByteBuf out, long nextSystemSeq, byte[] proof) {
+        final int s = begin(out, Protocol.AUTH_REPLY);
+        out.writeLong(nextSystemSeq);
+        out.writeBytes(proof, 0, Protocol.PROOF_LENGTH);
         end(out, s);
     }
 
-    public static void writeUserHeader(ByteBuf out, int bodyLength) {
-        out.writeInt(bodyLength + 1);
-        out.writeByte(Protocol.USER);
+    /**
+     * Encodes an ADVERTISE body ({@code int32 id, uint8 kind, uint16 length, text}).
+     *
+     * @param utf8 the path or class name, encoded once when the id was assigned
+     * @return bytes written
+     */
+    public static int encodeAdvertise(MutableDirectBuffer dst, int offset, int id, int kind, byte[] utf8) {
+        dst.putInt(offset, id, ByteOrder.BIG_ENDIAN);
+        dst.putByte(offset + 4, (byte) kind);
+        dst.putShort(offset + 5, (short) utf8.length, ByteOrder.BIG_ENDIAN);
+        dst.putBytes(offset + ADVERTISE_HEADER, utf8);
+        return ADVERTISE_HEADER + utf8.length;
+    }
+
+    /**
+     * Encodes the fixed part of a USER body; the serializer writes the payload after it, at
+     * {@code offset + Protocol.USER_PAYLOAD_OFFSET}. Allocation-free (the message path).
+     */
+    public static void encodeUserHeader(MutableDirectBuffer dst, int offset, int recipientId, int serializerId, int manifestId) {
+        dst.putInt(offset + Protocol.USER_RECIPIENT_OFFSET, recipientId, ByteOrder.BIG_ENDIAN);
+        dst.putInt(offset + Protocol.USER_SERIALIZER_OFFSET, serializerId, ByteOrder.BIG_ENDIAN);
+        dst.putInt(offset + Protocol.USER_MANIFEST_OFFSET, manifestId, ByteOrder.BIG_ENDIAN);
+        dst.putByte(offset + Protocol.USER_FLAGS_OFFSET, (byte) 0);
+    }
+
+    /**
+     * Frames a body encoded elsewhere: writes the length prefix and the type, then copies the
+     * body from {@code body}'s position to its limit (the position is left at the limit).
+     * Allocation-free; the drainer calls it once per record of the outbound ring.
+     */
+    public static void appendFrame(ByteBuf out, int type, ByteBuffer body) {
+        out.writeInt(body.remaining() + 1);
+        out.writeByte(type);
+        out.writeBytes(body);
     }
 
     public static void writeSystem(ByteBuf out, long seq, int kind, String watchee, String watcher, boolean failed) {
@@ -150,8 +200,8 @@ public final class Frames {
     // ---------------------------------------------------------------- parsers (body only)
 
     public static Hello parseHello(ByteBuf in) {
-        need(in, 2 + 1 + 8 + Protocol.NONCE_LENGTH, "HELLO");
-        final int version = in.readUnsignedShort();
+        final int version = version(in, "HELLO");
+        need(in, 1 + 8 + Protocol.NONCE_LENGTH, "HELLO");
         final int auth = in.readUnsignedByte();
         final long uid = in.readLong();
         final byte[] nonce = new byte[Protocol.NONCE_LENGTH];
@@ -166,25 +216,46 @@ public final class Frames {
     }
 
     public static HelloReply parseHelloReply(ByteBuf in) {
-        need(in, 2 + 1 + 8 + Protocol.NONCE_LENGTH, "HELLO_REPLY");
-        final int version = in.readUnsignedShort();
+        final int version = version(in, "HELLO_REPLY");
+        need(in, 1 + 8 + Protocol.NONCE_LENGTH, "HELLO_REPLY");
         final int auth = in.readUnsignedByte();
         final long uid = in.readLong();
         final byte[] nonce = new byte[Protocol.NONCE_LENGTH];
         in.readBytes(nonce);
         final String system = readString(in, "HELLO_REPLY");
-        need(in, Protocol.PROOF_LENGTH, "HELLO_REPLY");
-        final byte[] proof = new byte[Protocol.PROOF_LENGTH];
-        in.readBytes(proof);
+        final String host = readString(in, "HELLO_REPLY");
+        need(in, 4, "HELLO_REPLY");
+        final int port = in.readInt();
         noTrailing(in, "HELLO_REPLY");
-        return new HelloReply(version, auth, uid, nonce, system, proof);
+        return new HelloReply(version, auth, uid, nonce, system, host, port);
     }
 
-    public static byte[] parseAuth(ByteBuf in) {
-        need(in, Protocol.PROOF_LENGTH, "AUTH");
+    /** Reads the version first, so another version is refused as such whatever layout follows. */
+    private static int version(ByteBuf in, String frame) {
+        need(in, 2, frame);
+        final int version = in.readUnsignedShort();
+        if (version != Protocol.VERSION) {
+            throw new FrameRejectedException(FrameRejection.PROTOCOL_VERSION,
+                "peer speaks protocol version " + version + ", this node speaks " + Protocol.VERSION);
+        }
+        return version;
+    }
+
+    public static AuthReply parseAuthReply(ByteBuf in) {
+        need(in, 8, "AUTH_REPLY");
+        final long next = in.readLong();
+        if (next < 1 || next > Protocol.MAX_SYSTEM_SEQ) {
+            throw new FrameRejectedException(FrameRejection.INVALID_SEQUENCE, "AUTH_REPLY announces system seq " + next);
+        }
+        return new AuthReply(next, parseProof(in, "AUTH_REPLY"));
+    }
+
+    /** Parses the body of AUTH: a 32-byte proof. */
+    public static byte[] parseProof(ByteBuf in, String frame) {
+        need(in, Protocol.PROOF_LENGTH, frame);
         final byte[] proof = new byte[Protocol.PROOF_LENGTH];
         in.readBytes(proof);
-        noTrailing(in, "AUTH");
+        noTrailing(in, frame);
         return proof;
     }
 
@@ -209,8 +280,11 @@ public final class Frames {
         need(in, 1, "SYSTEM");
         final boolean failed = in.readByte() != 0;
         noTrailing(in, "SYSTEM");
-        if (kind < Protocol.SYS_WATCH || kind > Protocol.SYS_DEATH_WATCH_NOTIFICATION || seq <= 0) {
-            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "SYSTEM with kind " + kind + " seq " + seq);
+        if (kind < Protocol.SYS_WATCH || kind > Protocol.SYS_DEATH_WATCH_NOTIFICATION) {
+            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "SYSTEM with kind " + kind);
+        }
+        if (seq <= 0 || seq > Protocol.MAX_SYSTEM_SEQ) {
+            throw new FrameRejectedException(FrameRejection.INVALID_SEQUENCE, "SYSTEM with seq " + seq);
         }
         return new SystemFrame(seq, kind, watchee, watcher, failed);
     }

@@ -2,16 +2,23 @@ package dev.troupe.remote.internal;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 
 /**
- * The handshake's proofs of a shared secret: HMAC-SHA256 over a role label, both nonces and
- * both node UIDs. Each side proves it knows the secret for the other's fresh nonce, so a
- * recorded handshake cannot be replayed and a server proof cannot be reflected as a client
- * proof. Handshake-time only: allocates freely.
+ * The handshake's proofs of a shared secret: HMAC-SHA256 over a role label and the whole
+ * transcript, that is the HELLO and HELLO_REPLY frames exactly as sent (type byte and body:
+ * protocol version, authentication mode, both UIDs, both nonces, both system names, hosts and
+ * ports). The connecting side proves first; the accepting side's proof also covers the
+ * connecting side's proof, so neither can be replayed or reflected, and changing any claimed
+ * field invalidates both. Handshake-time only: allocates freely.
+ *
+ * <pre>
+ * client proof = HMAC(secret, "troupe-v2-client" | len(HELLO) | HELLO | len(HELLO_REPLY) | HELLO_REPLY)
+ * server proof = HMAC(secret, "troupe-v2-server" | len(HELLO) | HELLO | len(HELLO_REPLY) | HELLO_REPLY | client proof | next seq)
+ * </pre>
+ * ({@code len} is a big-endian int32, {@code next seq} the int64 AUTH_REPLY carries.)
  */
 public final class Hmac {
 
@@ -19,7 +26,7 @@ public final class Hmac {
 
     private final SecretKeySpec key;
 
-    /** @param secret the shared secret, or null for insecure mode (proofs are all zeros) */
+    /** @param secret the shared secret, or null when another mode authenticates (proofs are all zeros) */
     public Hmac(byte[] secret) {
         this.key = secret == null ? null : new SecretKeySpec(secret, "HmacSHA256");
     }
@@ -30,17 +37,24 @@ public final class Hmac {
         return n;
     }
 
-    /** Proof sent by the accepting side in HELLO_REPLY. */
-    public byte[] serverProof(byte[] clientNonce, byte[] serverNonce, long clientUid, long serverUid) {
-        return proof(Protocol.SERVER_LABEL, clientNonce, serverNonce, clientUid, serverUid);
+    /**
+     * @param hello the HELLO frame as sent (type byte and body)
+     * @param helloReply the HELLO_REPLY frame as sent (type byte and body)
+     * @return the proof the connecting side sends in AUTH
+     */
+    public byte[] clientProof(byte[] hello, byte[] helloReply) {
+        return proof(Protocol.CLIENT_LABEL, hello, helloReply, null, 0);
     }
 
-    /** Proof sent by the connecting side in AUTH. */
-    public byte[] clientProof(byte[] clientNonce, byte[] serverNonce, long clientUid, long serverUid) {
-        return proof(Protocol.CLIENT_LABEL, clientNonce, serverNonce, clientUid, serverUid);
+    /**
+     * @param nextSystemSeq the system-message sequence number AUTH_REPLY announces
+     * @return the proof the accepting side sends in AUTH_REPLY, after it verified {@code clientProof}
+     */
+    public byte[] serverProof(byte[] hello, byte[] helloReply, byte[] clientProof, long nextSystemSeq) {
+        return proof(Protocol.SERVER_LABEL, hello, helloReply, clientProof, nextSystemSeq);
     }
 
-    private byte[] proof(byte[] label, byte[] clientNonce, byte[] serverNonce, long clientUid, long serverUid) {
+    private byte[] proof(byte[] label, byte[] hello, byte[] helloReply, byte[] clientProof, long nextSystemSeq) {
         if (key == null) {
             return new byte[Protocol.PROOF_LENGTH];
         }
@@ -48,13 +62,23 @@ public final class Hmac {
             final Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(key);
             mac.update(label);
-            mac.update(clientNonce);
-            mac.update(serverNonce);
-            mac.update(ByteBuffer.allocate(16).putLong(clientUid).putLong(serverUid).array());
+            mac.update(int32(hello.length));
+            mac.update(hello);
+            mac.update(int32(helloReply.length));
+            mac.update(helloReply);
+            if (clientProof != null) {
+                mac.update(clientProof);
+                mac.update(int32((int) (nextSystemSeq >>> 32)));
+                mac.update(int32((int) nextSystemSeq));
+            }
             return mac.doFinal();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is unavailable", e);
         }
+    }
+
+    private static byte[] int32(int v) {
+        return new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v};
     }
 
     /** Constant-time comparison, so timing does not reveal how much of a forged proof matched. */

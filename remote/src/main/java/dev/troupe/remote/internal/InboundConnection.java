@@ -4,42 +4,48 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.metrics.ActorMetrics;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.Serializer;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.DecoderException;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The accepting side of one connection: runs the handshake (HELLO, HELLO_REPLY, AUTH), then
- * receives ADVERTISE, USER, SYSTEM, HEARTBEAT and CLOSE frames from the peer and answers with
- * SYSTEM_ACK and HEARTBEAT_REPLY.
+ * The accepting side of one connection once the handshake completed ({@link InboundHandshake}
+ * put it in its place): receives ADVERTISE, USER, SYSTEM, HEARTBEAT and CLOSE from one
+ * authenticated incarnation of a peer and answers with SYSTEM_ACK and HEARTBEAT_REPLY.
  *
- * <p>Receives frames from {@link FrameDecoder} (type byte first) and releases each one in
- * {@code finally}. Event-loop confined: plain fields, except the two counters, which are
- * single-writer and published with opaque stores for metrics.
+ * <p>A USER frame is handled without allocation: the recipient, its declared message type and
+ * the message class come from per-connection tables filled by ADVERTISE, and the payload is
+ * read in place through a reused {@link UnsafeBuffer} view of the frame's memory. Only the
+ * deserialized message is new. Only local actors published on the transport, and refs this
+ * node itself sent out, can be addressed; a message of another class than the recipient's
+ * declared type is dropped ({@code type-mismatch}) before it can reach the actor.
  *
- * <p>A USER frame is handled without allocation: the recipient and the message class come from
- * per-connection tables filled by ADVERTISE, and the payload is read in place through a reused
- * {@link UnsafeBuffer} view of the frame's memory. Only the deserialized message is new.
+ * <p>Backpressure: replies of one read are gathered into one buffer and written once, at the end
+ * of the read. While the channel is not writable (the peer does not read its replies) or a
+ * mailbox this connection feeds is above its watermark, the connection stops reading
+ * ({@code autoRead} off) and resumes when that is over; heartbeat replies that would have to be
+ * queued meanwhile are dropped and counted. So a flood costs a paused socket, not memory.
+ *
+ * <p>Event-loop confined: plain fields, except the two counters, which are single-writer and
+ * published with opaque stores for metrics.
  */
-public final class InboundConnection extends ChannelInboundHandlerAdapter implements Serializer.RefResolver {
+public final class InboundConnection extends ConnectionHandler implements Serializer.RefResolver {
 
-    private static final int AWAIT_HELLO = 0;
-    private static final int AWAIT_AUTH = 1;
-    private static final int READY = 2;
-    private static final int CLOSED = 3;
+    /** Replies gathered beyond this many bytes in one read are written at once. */
+    private static final int REPLY_BATCH = 8 * 1024;
+    /** A delivery in this many checks its recipient's mailbox against the watermark (a few volatile reads). */
+    private static final int MAILBOX_CHECK_EVERY = 64;
+    private static final long MAILBOX_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
     private static final VarHandle MESSAGES;
     private static final VarHandle BYTES;
@@ -53,34 +59,39 @@ public final class InboundConnection extends ChannelInboundHandlerAdapter implem
         }
     }
 
-    private final TransportCore core;
-    private final FrameDecoder decoder;
-    private int state = AWAIT_HELLO;
-    private String peer;
-    private Frames.Hello hello;
-    private byte[] serverNonce;
-    private long peerUid;
-    private Association association;
-    private ScheduledFuture<?> handshakeTimeout;
-    private ChannelHandlerContext ctx;
-    private boolean counted;
-    private boolean rejected;
+    final Association association;
+    final long peerUid;
+    private final int maxIds;
+    private final int mailboxHighWatermark;
 
     private InternalActorRef<?>[] refs = new InternalActorRef<?>[64];
+    /** Per ref id: the class a local recipient accepts (Object: anything), or null for a ref that is not a local recipient. */
+    private Class<?>[] accepts = new Class<?>[64];
     private Class<?>[] manifests = new Class<?>[16];
-    private long lastSystemSeq;
 
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     private final ExpandableDirectByteBuffer copy = new ExpandableDirectByteBuffer(256);
+
+    private ByteBuf replies;
+    private long ackToSend = -1;
+    private boolean pausedForWrite;
+    private boolean pausedForMailbox;
+    private int deliveries;
+    private ActorMetrics fullMailbox;
+    private ScheduledFuture<?> mailboxRecheck;
+    private final Runnable mailboxRecheckTask = this::recheckMailbox;
 
     @SuppressWarnings("unused")
     private volatile long messages;
     @SuppressWarnings("unused")
     private volatile long bytes;
 
-    public InboundConnection(TransportCore core, FrameDecoder decoder) {
-        this.core = core;
-        this.decoder = decoder;
+    InboundConnection(TransportCore core, Association association, long peerUid, String peer) {
+        super(core, peer);
+        this.association = association;
+        this.peerUid = peerUid;
+        this.maxIds = core.settings.maxCompressionEntries();
+        this.mailboxHighWatermark = core.settings.inboundMailboxHighWatermark();
     }
 
     long messagesReceived() {
@@ -92,148 +103,45 @@ public final class InboundConnection extends ChannelInboundHandlerAdapter implem
     }
 
     @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        this.ctx = ctx;
-        this.peer = String.valueOf(ctx.channel().remoteAddress());
-        counted = true;
-        if (core.inboundOpened() > core.settings.maxConnections()) {
-            reject(FrameRejection.TOO_MANY_CONNECTIONS, "limit " + core.settings.maxConnections());
-            return;
-        }
-        handshakeTimeout = ctx.executor().schedule(() -> {
-            if (state < READY) {
-                reject(FrameRejection.HANDSHAKE_TIMEOUT, "no handshake within " + core.settings.handshakeTimeout().toMillis() + " ms");
-            }
-        }, core.settings.handshakeTimeout().toNanos(), TimeUnit.NANOSECONDS);
-        ctx.fireChannelActive();
-    }
-
-    @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        state = CLOSED;
-        if (handshakeTimeout != null) {
-            handshakeTimeout.cancel(false);
+        if (replies != null) {
+            replies.release();
+            replies = null;
         }
-        if (counted) {
-            core.inboundClosed();
+        if (mailboxRecheck != null) {
+            mailboxRecheck.cancel(false);
         }
-        if (association != null) {
-            association.inboundClosed(this);
-        }
-        ctx.fireChannelInactive();
+        association.inboundClosed(this);
+        super.channelInactive(ctx);
     }
 
-    /** Takes ownership of {@code msg} (a frame from {@link FrameDecoder}) and releases it. */
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        final ByteBuf frame = (ByteBuf) msg;
-        try {
-            if (state == CLOSED) {
+    void onFrame(ChannelHandlerContext ctx, byte type, ByteBuf frame) {
+        BYTES.setOpaque(this, (long) BYTES.getOpaque(this) + frame.readableBytes() + 1 + Protocol.LENGTH_FIELD);
+        switch (type) {
+            case Protocol.USER:
+                onUser(frame);
                 return;
-            }
-            final int length = frame.readableBytes();
-            final byte type = frame.readByte();
-            if (state == READY) {
-                BYTES.setOpaque(this, (long) BYTES.getOpaque(this) + length + Protocol.LENGTH_FIELD);
-                switch (type) {
-                    case Protocol.USER:
-                        onUser(frame);
-                        return;
-                    case Protocol.HEARTBEAT:
-                        onHeartbeat(ctx, frame);
-                        return;
-                    case Protocol.ADVERTISE:
-                        onAdvertise(Frames.parseAdvertise(frame));
-                        return;
-                    case Protocol.SYSTEM:
-                        onSystem(ctx, Frames.parseSystem(frame));
-                        return;
-                    case Protocol.CLOSE:
-                        association.onPeerShutdown();
-                        state = CLOSED;
-                        ctx.close();
-                        return;
-                    default:
-                        unexpected(type);
-                        return;
-                }
-            }
-            if (state == AWAIT_HELLO && type == Protocol.HELLO) {
-                onHello(ctx, Frames.parseHello(frame));
-            } else if (state == AWAIT_AUTH && type == Protocol.AUTH) {
-                onAuth(Frames.parseAuth(frame));
-            } else {
-                unexpected(type);
-            }
-        } catch (FrameRejectedException e) {
-            reject(e.reason(), e.getMessage());
-        } finally {
-            frame.release();
+            case Protocol.HEARTBEAT:
+                onHeartbeat(ctx, Frames.parseLong(frame, "HEARTBEAT"));
+                return;
+            case Protocol.ADVERTISE:
+                onAdvertise(Frames.parseAdvertise(frame));
+                return;
+            case Protocol.SYSTEM:
+                onSystem(Frames.parseSystem(frame));
+                return;
+            case Protocol.CLOSE:
+                // honoured only from the incarnation that authenticated this connection
+                association.onPeerShutdown(peerUid);
+                closeQuietly();
+                return;
+            default:
+                unexpected(type, "on an inbound connection");
         }
     }
 
-    private void unexpected(byte type) {
-        if (type <= 0 || type > Protocol.MAX_TYPE) {
-            reject(FrameRejection.UNKNOWN_FRAME_TYPE, "frame type " + Protocol.typeName(type));
-        } else {
-            reject(FrameRejection.UNEXPECTED_FRAME, Protocol.typeName(type) + (state < READY ? " before the handshake completed" : " on an inbound connection"));
-        }
-    }
-
-    // ---------------------------------------------------------------- handshake
-
-    private void onHello(ChannelHandlerContext ctx, Frames.Hello h) {
-        if (h.version() != Protocol.VERSION) {
-            throw new FrameRejectedException(FrameRejection.PROTOCOL_VERSION, "peer speaks version " + h.version() + ", this node " + Protocol.VERSION);
-        }
-        peer = h.fromSystem() + "@" + h.fromHost() + ":" + h.fromPort() + " (" + ctx.channel().remoteAddress() + ")";
-        if (!core.systemName().equals(h.toSystem())) {
-            throw new FrameRejectedException(FrameRejection.WRONG_SYSTEM, "peer asked for system '" + h.toSystem() + "', this is '" + core.systemName() + "'");
-        }
-        if (h.authMode() != core.authMode()) {
-            throw new FrameRejectedException(FrameRejection.AUTH_FAILED, "peer uses authentication mode " + h.authMode() + ", this node " + core.authMode());
-        }
-        try {
-            ActorPath.root(h.fromSystem(), h.fromHost(), h.fromPort());
-        } catch (IllegalArgumentException e) {
-            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "bad peer address: " + e.getMessage());
-        }
-        hello = h;
-        serverNonce = Hmac.nonce();
-        final byte[] proof = core.hmac.serverProof(h.nonce(), serverNonce, h.uid(), core.uid());
-        final ByteBuf b = ctx.alloc().directBuffer(128);
-        Frames.writeHelloReply(b, Protocol.VERSION, core.authMode(), core.uid(), serverNonce, core.systemName(), proof);
-        ctx.writeAndFlush(b, ctx.voidPromise());
-        state = AWAIT_AUTH;
-    }
-
-    private void onAuth(byte[] proof) {
-        if (core.authMode() == Protocol.AUTH_HMAC) {
-            final byte[] expected = core.hmac.clientProof(hello.nonce(), serverNonce, hello.uid(), core.uid());
-            if (!Hmac.matches(expected, proof)) {
-                throw new FrameRejectedException(FrameRejection.AUTH_FAILED, "wrong HMAC proof (different troupe.remote.secret?)");
-            }
-        }
-        state = READY;
-        handshakeTimeout.cancel(false);
-        decoder.handshakeDone();
-        peerUid = hello.uid();
-        association = core.association(ActorPath.root(hello.fromSystem(), hello.fromHost(), hello.fromPort()));
-        association.inboundOpened(this);
-        final Association a = association;
-        final long uid = peerUid;
-        if (a.loop.inEventLoop()) {
-            a.observeUid(uid);
-        } else {
-            try {
-                a.loop.execute(() -> a.observeUid(uid));
-            } catch (java.util.concurrent.RejectedExecutionException shuttingDown) {
-                ctx.close();
-            }
-        }
-    }
-
-    // ---------------------------------------------------------------- steady state
+    // ---------------------------------------------------------------- user messages (the hot path)
 
     private void onUser(ByteBuf frame) {
         final int r = frame.readerIndex();
@@ -243,11 +151,22 @@ public final class InboundConnection extends ChannelInboundHandlerAdapter implem
         final int rid = frame.getInt(r + Protocol.USER_RECIPIENT_OFFSET);
         final int sid = frame.getInt(r + Protocol.USER_SERIALIZER_OFFSET);
         final int mid = frame.getInt(r + Protocol.USER_MANIFEST_OFFSET);
+        if (frame.getByte(r + Protocol.USER_FLAGS_OFFSET) != 0) {
+            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame with flags "
+                + frame.getByte(r + Protocol.USER_FLAGS_OFFSET) + " (version 2 defines none)");
+        }
         final InternalActorRef<Object> target = refAt(rid);
         if (target == null) {
             throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame for recipient id " + rid + " that was never advertised");
         }
         MESSAGES.setOpaque(this, (long) MESSAGES.getOpaque(this) + 1);
+        final Class<?> accepted = accepts[rid];
+        if (accepted == null) {
+            // a path on another node: this node does not relay
+            core.deadLetters.publish(UndeliveredRemoteMessage.of(sid, frame.readableBytes(), peer), target.path(),
+                DeadLetterReason.UNKNOWN_RECIPIENT);
+            return;
+        }
         final Serializer<Object> serializer = core.settings.serializers().byId(sid);
         if (serializer == null) {
             core.rejections.reject(FrameRejection.UNKNOWN_SERIALIZER, peer, "serializer id " + sid + " for " + target.path());
@@ -277,12 +196,23 @@ public final class InboundConnection extends ChannelInboundHandlerAdapter implem
         } catch (FrameRejectedException e) {
             throw e;
         } catch (RuntimeException e) {
-            core.logSerializationFailure("a message from " + peer + " with serializer " + sid, target.path(), e);
-            core.deadLetters.publish("undeserializable message from " + peer + " (serializer " + sid + ", " + length + " bytes): " + e,
-                target.path(), DeadLetterReason.SERIALIZATION_FAILED);
+            core.logSerializationFailure("a message from " + LogText.escape(peer) + " with serializer " + sid, target.path(), e);
+            core.deadLetters.publish(UndeliveredRemoteMessage.of(sid, length, peer), target.path(), DeadLetterReason.SERIALIZATION_FAILED);
+            return;
+        }
+        if (message == null || (accepted != Object.class && !accepted.isInstance(message))) {
+            // checked here so a wrong class never reaches (and stops) the actor
+            core.rejections.reject(FrameRejection.TYPE_MISMATCH, peer, (message == null ? "null" : message.getClass().getName())
+                + " for " + target.path() + ", which accepts " + accepted.getName());
+            core.deadLetters.publish(message == null ? UndeliveredRemoteMessage.of(sid, length, peer) : message, target.path(),
+                DeadLetterReason.TYPE_MISMATCH);
             return;
         }
         target.tell(message);
+        if (++deliveries == MAILBOX_CHECK_EVERY) {
+            deliveries = 0;
+            checkMailbox(target);
+        }
     }
 
     private java.nio.ByteBuffer copyTarget(int length) {
@@ -311,26 +241,25 @@ public final class InboundConnection extends ChannelInboundHandlerAdapter implem
 
     private void onAdvertise(Frames.Advertise a) {
         final int id = a.id();
-        if (id > core.settings.maxCompressionEntries()) {
-            throw new FrameRejectedException(FrameRejection.COMPRESSION_LIMIT, "id " + id + " above troupe.remote.max-compression-entries");
+        if (id > maxIds) {
+            throw new FrameRejectedException(FrameRejection.COMPRESSION_LIMIT, "id " + id + " above the limit of " + maxIds);
         }
         if (a.kind() == Protocol.KIND_ACTOR_PATH) {
-            final ActorPath path;
-            try {
-                path = ActorPath.parse(a.text());
-            } catch (IllegalArgumentException e) {
-                throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "advertised path: " + e.getMessage());
-            }
+            final ActorPath path = core.parseWirePath(a.text());
             if (!path.hasAddress()) {
                 throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "advertised path without an address: " + a.text());
             }
             if (id >= refs.length) {
-                refs = Arrays.copyOf(refs, Math.max(id + 1, refs.length * 2));
+                final int n = Math.min(maxIds + 1, Math.max(id + 1, refs.length * 2));
+                refs = Arrays.copyOf(refs, n);
+                accepts = Arrays.copyOf(accepts, n);
             }
-            refs[id] = core.refFor(path, association, peerUid);
+            final TransportCore.Recipient recipient = core.inboundRef(path, association, peerUid);
+            refs[id] = recipient.ref();
+            accepts[id] = recipient.accepts();
         } else {
             if (id >= manifests.length) {
-                manifests = Arrays.copyOf(manifests, Math.max(id + 1, manifests.length * 2));
+                manifests = Arrays.copyOf(manifests, Math.min(maxIds + 1, Math.max(id + 1, manifests.length * 2)));
             }
             manifests[id] = core.settings.serializers().manifestClass(a.text());
             if (manifests[id] == null) {
@@ -339,62 +268,109 @@ public final class InboundConnection extends ChannelInboundHandlerAdapter implem
         }
     }
 
-    private void onHeartbeat(ChannelHandlerContext ctx, ByteBuf frame) {
-        final long nanos = Frames.parseLong(frame, "HEARTBEAT");
-        final ByteBuf b = ctx.alloc().directBuffer(13);
-        Frames.writeHeartbeatReply(b, nanos);
-        ctx.writeAndFlush(b, ctx.voidPromise());
-    }
+    // ---------------------------------------------------------------- control frames and replies
 
-    private void onSystem(ChannelHandlerContext ctx, Frames.SystemFrame f) {
-        final long seq = f.seq();
-        if (lastSystemSeq == 0 || seq == lastSystemSeq + 1) {
-            lastSystemSeq = seq;
-            association.onInboundSystem(f);
-        } else if (seq > lastSystemSeq + 1) {
-            return; // a gap cannot happen on one TCP stream; wait for the redelivery in order
-        }
-        final ByteBuf b = ctx.alloc().directBuffer(13);
-        Frames.writeSystemAck(b, lastSystemSeq);
-        ctx.writeAndFlush(b, ctx.voidPromise());
-    }
-
-    // ---------------------------------------------------------------- errors
-
-    @Override
-    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-        if (evt instanceof IdleStateEvent) {
-            reject(FrameRejection.IDLE_TIMEOUT, "nothing received for " + core.settings.idleTimeout().toMillis() + " ms");
+    private void onHeartbeat(ChannelHandlerContext ctx, long nanos) {
+        if (pausedForWrite) {
+            core.replyDropped(); // the peer does not read its replies: do not queue more
             return;
         }
-        ctx.fireUserEventTriggered(evt);
+        Frames.writeHeartbeatReply(replies(ctx), nanos);
+        if (replies.readableBytes() >= REPLY_BATCH) {
+            writeReplies(ctx);
+        }
+    }
+
+    private void onSystem(Frames.SystemFrame f) {
+        // an ack covers every earlier seq, so one per read is enough
+        ackToSend = association.receiveSystem(this, f);
+    }
+
+    private ByteBuf replies(ChannelHandlerContext ctx) {
+        ByteBuf b = replies;
+        if (b == null) {
+            b = ctx.alloc().directBuffer(256);
+            replies = b;
+        }
+        return b;
     }
 
     @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
-        if (c instanceof FrameRejectedException) {
-            reject(((FrameRejectedException) c).reason(), c.getMessage());
-        } else if (c instanceof javax.net.ssl.SSLException) {
-            // not TLS at all, an untrusted certificate, or no client certificate
-            reject(FrameRejection.AUTH_FAILED, "TLS: " + c.getMessage());
-        } else if (c instanceof IOException) {
-            ctx.close(); // connection reset and the like: the peer went away
-        } else {
-            core.logUnexpected("inbound connection from " + peer, c);
-            ctx.close();
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (!isClosed()) {
+            if (ackToSend >= 0) {
+                Frames.writeSystemAck(replies(ctx), ackToSend);
+                ackToSend = -1;
+            }
+            if (replies != null) {
+                writeReplies(ctx);
+            }
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    private void writeReplies(ChannelHandlerContext ctx) {
+        final ByteBuf b = replies;
+        replies = null;
+        ctx.writeAndFlush(b, ctx.voidPromise());
+        if (!ctx.channel().isWritable() && !pausedForWrite) {
+            pausedForWrite = true;
+            pause(ctx);
         }
     }
 
-    private void reject(FrameRejection reason, String detail) {
-        if (rejected) {
-            return; // count and log a broken connection once
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable() && pausedForWrite) {
+            pausedForWrite = false;
+            resumeIfClear(ctx);
         }
-        rejected = true;
-        state = CLOSED;
-        core.rejections.reject(reason, peer, detail);
-        if (ctx != null) {
-            ctx.close();
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    private void pause(ChannelHandlerContext ctx) {
+        core.readPaused();
+        ctx.channel().config().setAutoRead(false);
+    }
+
+    private void resumeIfClear(ChannelHandlerContext ctx) {
+        if (!pausedForWrite && !pausedForMailbox && !isClosed()) {
+            ctx.channel().config().setAutoRead(true); // reads again at once
+        }
+    }
+
+    private void checkMailbox(InternalActorRef<?> target) {
+        if (!(target instanceof ActorMetrics) || pausedForMailbox) {
+            return;
+        }
+        final ActorMetrics m = (ActorMetrics) target;
+        if (overWatermark(m, mailboxHighWatermark)) {
+            pausedForMailbox = true;
+            fullMailbox = m;
+            pause(ctx);
+            mailboxRecheck = ctx.executor().schedule(mailboxRecheckTask, MAILBOX_RECHECK_NANOS, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private static boolean overWatermark(ActorMetrics m, int watermark) {
+        final int size = m.mailboxSize();
+        final int capacity = m.mailboxCapacity();
+        return size > watermark || (capacity > 0 && size >= capacity);
+    }
+
+    private void recheckMailbox() {
+        final ActorMetrics m = fullMailbox;
+        if (isClosed() || m == null) {
+            return;
+        }
+        final int size = m.mailboxSize();
+        final int capacity = m.mailboxCapacity();
+        if (!m.alive() || (size <= mailboxHighWatermark / 2 && (capacity == 0 || size < capacity / 2 + 1))) {
+            pausedForMailbox = false;
+            fullMailbox = null;
+            resumeIfClear(ctx);
+        } else {
+            mailboxRecheck = ctx.executor().schedule(mailboxRecheckTask, MAILBOX_RECHECK_NANOS, TimeUnit.NANOSECONDS);
         }
     }
 }

@@ -3,7 +3,7 @@ package dev.troupe.remote.internal;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Constants of wire protocol version 1; {@code docs/protocol.md} has the byte layouts.
+ * Constants of wire protocol version 2; {@code docs/protocol.md} has the byte layouts.
  *
  * <pre>
  * connection start (client to server, once):
@@ -26,8 +26,11 @@ public final class Protocol {
 
     /** "TRPE", sent once by the connecting side before its first frame. */
     public static final int MAGIC = 0x54525045;
-    /** The only version this code speaks. */
-    public static final int VERSION = 1;
+    /**
+     * The only version this code speaks. Version 1 (proofs over nonces and UIDs only, the
+     * accepting side proving first) is refused with {@code protocol-version}.
+     */
+    public static final int VERSION = 2;
 
     /** Bytes of the length prefix. */
     public static final int LENGTH_FIELD = 4;
@@ -47,8 +50,9 @@ public final class Protocol {
     public static final byte HEARTBEAT = 0x08;
     public static final byte HEARTBEAT_REPLY = 0x09;
     public static final byte CLOSE = 0x0A;
+    public static final byte AUTH_REPLY = 0x0B;
     /** Highest known type; anything above, or 0, is unknown. */
-    public static final byte MAX_TYPE = CLOSE;
+    public static final byte MAX_TYPE = AUTH_REPLY;
 
     /** Authentication modes carried in HELLO and HELLO_REPLY. */
     public static final int AUTH_INSECURE = 0;
@@ -68,26 +72,32 @@ public final class Protocol {
     public static final int SYS_UNWATCH = 2;
     public static final int SYS_DEATH_WATCH_NOTIFICATION = 3;
 
+    /** Largest system-message sequence number a peer may use or announce (far from overflow). */
+    public static final long MAX_SYSTEM_SEQ = 1L << 62;
+
     /** CLOSE reasons. */
     public static final int CLOSE_SHUTDOWN = 1;
 
     /**
      * USER frame body layout:
      * <pre>
-     *   0               4               8               12
-     *   +---------------+---------------+---------------+-------------------+
-     *   | recipient id  | serializer id | manifest id   | payload ...       |
-     *   +---------------+---------------+---------------+-------------------+
+     *   0               4               8               12      13
+     *   +---------------+---------------+---------------+-------+-------------------+
+     *   | recipient id  | serializer id | manifest id   | flags | payload ...       |
+     *   +---------------+---------------+---------------+-------+-------------------+
      * </pre>
+     * {@code flags} is 0 in version 2 and refused otherwise; it is room for optional parts
+     * (a header block, an ask marker) that a later version negotiates.
      */
     public static final int USER_RECIPIENT_OFFSET = 0;
     public static final int USER_SERIALIZER_OFFSET = 4;
     public static final int USER_MANIFEST_OFFSET = 8;
-    public static final int USER_PAYLOAD_OFFSET = 12;
+    public static final int USER_FLAGS_OFFSET = 12;
+    public static final int USER_PAYLOAD_OFFSET = 13;
 
     /** Labels mixed into the HMAC proofs so a server proof can never pass as a client proof. */
-    static final byte[] SERVER_LABEL = "troupe-v1-server".getBytes(StandardCharsets.US_ASCII);
-    static final byte[] CLIENT_LABEL = "troupe-v1-client".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] SERVER_LABEL = "troupe-v2-server".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] CLIENT_LABEL = "troupe-v2-client".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * @param type a frame type byte
@@ -105,6 +115,7 @@ public final class Protocol {
             case HEARTBEAT: return "HEARTBEAT";
             case HEARTBEAT_REPLY: return "HEARTBEAT_REPLY";
             case CLOSE: return "CLOSE";
+            case AUTH_REPLY: return "AUTH_REPLY";
             default: return "0x" + Integer.toHexString(type & 0xFF);
         }
     }

@@ -8,7 +8,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 /**
  * Counts rejected input by reason and logs it at most once per interval per reason, naming the
  * peer and the reason, with how many were suppressed since the last line. A flood of garbage
- * therefore costs a counter increment per connection, not a log line. Thread-safe.
+ * therefore costs a counter increment per connection, not a log line. Peer-supplied text is
+ * escaped ({@link LogText}) before it reaches the log. Thread-safe.
  */
 public final class RejectionLog {
 
@@ -26,10 +27,20 @@ public final class RejectionLog {
 
     /**
      * @param reason why
-     * @param peer who: a node address or a socket address
-     * @param detail what was seen
+     * @param peer who: a node address or a socket address (escaped before logging)
+     * @param detail what was seen (escaped before logging)
      */
     public void reject(FrameRejection reason, String peer, String detail) {
+        reject(reason, peer, detail, null);
+    }
+
+    /**
+     * @param reason why
+     * @param peer who (escaped before logging)
+     * @param detail what was seen (escaped before logging)
+     * @param cause an unexpected exception, logged with its stack trace on the lines that are written; may be null
+     */
+    public void reject(FrameRejection reason, String peer, String detail, Throwable cause) {
         final int i = reason.ordinal();
         counts.incrementAndGet(i);
         final long now = System.nanoTime();
@@ -37,9 +48,14 @@ public final class RejectionLog {
         if ((last == 0 || now - last >= intervalNanos) && lastLogged.compareAndSet(i, last, now == 0 ? 1 : now)) {
             final long skipped = suppressed.getAndSet(i, 0);
             lines.incrementAndGet();
-            LOG.log(System.Logger.Level.WARNING, "rejected input from " + peer + ": " + reason.tag() + " (" + detail + ")"
+            final String line = "rejected input from " + LogText.escape(peer) + ": " + reason.tag() + " (" + LogText.escape(detail) + ")"
                 + (reason.closesConnection() ? "; connection closed" : "; message dropped, connection kept")
-                + (skipped > 0 ? "; " + skipped + " similar rejections not logged" : ""));
+                + (skipped > 0 ? "; " + skipped + " similar rejections not logged" : "");
+            if (cause == null) {
+                LOG.log(System.Logger.Level.WARNING, line);
+            } else {
+                LOG.log(System.Logger.Level.WARNING, line, cause);
+            }
         } else {
             suppressed.incrementAndGet(i);
         }

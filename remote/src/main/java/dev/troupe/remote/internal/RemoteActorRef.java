@@ -4,6 +4,8 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.spi.InternalActorRef;
 import dev.troupe.actor.spi.SystemMessage;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * A ref to an actor on another node. {@link #tell} serializes into the association's outbound
  * buffer on the caller's thread and returns; it never blocks and allocates nothing after the
@@ -14,25 +16,42 @@ import dev.troupe.actor.spi.SystemMessage;
  * arrived inside messages): once that incarnation is lost or replaced, tells go to dead letters
  * as {@code unknown-recipient}, as the actor they named is gone.
  *
- * <p>Thread-safe and immutable but for the lazily assigned compressed id (a benign race: every
- * thread computes the same id).
+ * <p>The ref finds its {@link Association} when first used, not when created, so a path that
+ * arrives inside a message creates no state for its node until a local actor sends there. An
+ * association that was removed as idle is looked up again (and recreated, within the limit) on
+ * the next tell. Thread-safe: the association and the compressed id it assigned travel together
+ * in one immutable {@link Binding}, so a thread never pairs one association with another's id.
  */
 public final class RemoteActorRef<T> implements InternalActorRef<T> {
 
-    private final Association association;
+    /** The association this ref sends through and its compressed id there (0 until assigned). */
+    static final class Binding {
+        final Association association;
+        /** Benign race: every thread computes the same id for this association. */
+        int id;
+
+        Binding(Association association) {
+            this.association = association;
+        }
+    }
+
+    private final TransportCore core;
     private final ActorPath path;
+    private final ActorPath root;
     private final long boundUid;
     private final byte[] pathUtf8;
     private final int hash;
-    /** The id naming this ref in frames to its node; 0 until the first send. */
-    int id;
+    /** Plain field: a stale read costs one extra lookup, never a wrong id (see {@link Binding}). */
+    private Binding binding;
 
-    RemoteActorRef(Association association, ActorPath path, long boundUid) {
-        this.association = association;
+    RemoteActorRef(TransportCore core, Association association, ActorPath path, long boundUid) {
+        this.core = core;
         this.path = path;
+        this.root = path.root();
         this.boundUid = boundUid;
-        this.pathUtf8 = path.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        this.pathUtf8 = path.toString().getBytes(StandardCharsets.UTF_8);
         this.hash = path.toString().hashCode() * 31 + Long.hashCode(boundUid);
+        this.binding = association == null ? null : new Binding(association);
     }
 
     @Override
@@ -40,7 +59,34 @@ public final class RemoteActorRef<T> implements InternalActorRef<T> {
         if (message == null) {
             throw new NullPointerException("message must not be null");
         }
-        association.send(this, message);
+        final Binding b = binding();
+        if (b == null) {
+            core.refusedByLimit(message, path);
+            return;
+        }
+        b.association.send(this, b, message);
+    }
+
+    /**
+     * @return the current binding, (re)binding if there is none or its association was removed;
+     *         null if no association can be had (the association limit)
+     */
+    Binding binding() {
+        final Binding b = binding;
+        if (b != null && !b.association.isRemoved()) {
+            return b;
+        }
+        return rebind();
+    }
+
+    private Binding rebind() {
+        final Association a = core.associationForSend(root);
+        if (a == null) {
+            return null;
+        }
+        final Binding b = new Binding(a);
+        binding = b;
+        return b;
     }
 
     @Override
@@ -48,9 +94,19 @@ public final class RemoteActorRef<T> implements InternalActorRef<T> {
         return path;
     }
 
+    /** @return the root path of the node ({@code troupe://system@host:port/}) */
+    ActorPath root() {
+        return root;
+    }
+
     @Override
     public void sendSystem(SystemMessage message) {
-        association.sendSystem(this, message);
+        final Binding b = binding();
+        if (b == null) {
+            core.refusedSystemByLimit(this, message);
+            return;
+        }
+        b.association.sendSystem(this, message);
     }
 
     @Override
@@ -61,10 +117,6 @@ public final class RemoteActorRef<T> implements InternalActorRef<T> {
     /** @return the node incarnation this ref is bound to, or 0 if it follows the address */
     public long boundUid() {
         return boundUid;
-    }
-
-    Association association() {
-        return association;
     }
 
     byte[] pathUtf8() {
@@ -80,7 +132,7 @@ public final class RemoteActorRef<T> implements InternalActorRef<T> {
             return false;
         }
         final RemoteActorRef<?> other = (RemoteActorRef<?>) o;
-        return boundUid == other.boundUid && path.toString().equals(other.path.toString());
+        return boundUid == other.boundUid && hash == other.hash && path.toString().equals(other.path.toString());
     }
 
     @Override

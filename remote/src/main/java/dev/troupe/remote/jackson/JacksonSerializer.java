@@ -2,15 +2,21 @@ package dev.troupe.remote.jackson;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.remote.Serializer;
+import dev.troupe.remote.internal.FrameRejectedException;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
+import tools.jackson.core.Version;
+import tools.jackson.databind.DatabindContext;
 import tools.jackson.databind.DeserializationContext;
+import tools.jackson.databind.JavaType;
 import tools.jackson.databind.SerializationContext;
 import tools.jackson.databind.ValueDeserializer;
 import tools.jackson.databind.ValueSerializer;
+import tools.jackson.databind.cfg.PackageVersion;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.jsontype.PolymorphicTypeValidator;
 import tools.jackson.databind.module.SimpleModule;
 
 import java.io.InputStream;
@@ -29,6 +35,15 @@ import java.util.Objects;
  * <p>{@code ActorRef} fields are written as their compressed ref id (a JSON number) and resolve
  * back to a working ref on the receiving node, so a {@code replyTo} round-trips.
  *
+ * <p>The allow-list also decides polymorphic type ids inside a message ({@code @JsonTypeInfo}
+ * with class names): the mapper's {@link PolymorphicTypeValidator} accepts exactly the classes
+ * {@link #allows} accepts, so a nested type id cannot name a class the allow-list refuses.
+ * Default typing of a supplied mapper is turned off (the frame's manifest names the class).
+ * A ref id inside a message that was never advertised is a protocol violation, not a bad
+ * message: it closes the connection ({@code malformed-frame}) as for any other serializer.
+ * Jackson 3.1.4 or later is required (earlier releases had an allow-list bypass in polymorphic
+ * type handling); building this serializer with an older one fails with a message saying so.
+ *
  * <p>Convenient rather than fast: Jackson allocates per message (parser, generator, fields).
  * Use a binary {@link Serializer} for hot message types.
  */
@@ -45,17 +60,36 @@ public final class JacksonSerializer implements Serializer<Object> {
     private final List<String> packages;
     private final JsonMapper mapper;
 
+    /** The oldest jackson-databind this serializer accepts. */
+    static final Version MINIMUM = new Version(3, 1, 4, null, "tools.jackson.core", "jackson-databind");
+
     private JacksonSerializer(Builder b) {
+        requireVersion(PackageVersion.VERSION);
         this.id = b.id;
         this.classes = List.copyOf(b.classes);
         this.packages = List.copyOf(b.packages);
+        if (classes.isEmpty() && packages.isEmpty()) {
+            throw new IllegalArgumentException("the Jackson serializer needs an allow-list: add classes or packages");
+        }
         final SimpleModule refs = new SimpleModule("troupe-actor-refs");
         refs.addSerializer(ActorRef.class, new RefSerializer());
         refs.addDeserializer(ActorRef.class, new RefDeserializer());
         final JsonMapper.Builder mb = b.mapper != null ? b.mapper.rebuild() : JsonMapper.builder();
-        this.mapper = mb.addModule(refs).build();
-        if (classes.isEmpty() && packages.isEmpty()) {
-            throw new IllegalArgumentException("the Jackson serializer needs an allow-list: add classes or packages");
+        this.mapper = mb.addModule(refs)
+            .polymorphicTypeValidator(new AllowListValidator())
+            .deactivateDefaultTyping()
+            .build();
+    }
+
+    /**
+     * @param found the jackson-databind version on the classpath
+     * @throws IllegalStateException if it is older than {@link #MINIMUM}
+     */
+    static void requireVersion(Version found) {
+        if (!found.isUnknownVersion() && found.compareTo(MINIMUM) < 0) {
+            throw new IllegalStateException("JacksonSerializer needs jackson-databind " + MINIMUM + " or later, found " + found
+                + ": earlier releases let polymorphic type ids bypass the type validator that enforces the allow-list; "
+                + "upgrade tools.jackson.core:jackson-databind (and jackson-core) to " + MINIMUM + " or later");
         }
     }
 
@@ -109,6 +143,15 @@ public final class JacksonSerializer implements Serializer<Object> {
         ctx[1] = refs;
         try {
             return mapper.readValue(new BufferInput(buffer, offset, length), type);
+        } catch (RuntimeException e) {
+            // Jackson wraps what the ref resolver throws; a protocol violation must reach the
+            // transport as itself, so it closes the connection instead of dropping one message
+            for (Throwable c = e; c != null; c = c.getCause()) {
+                if (c instanceof FrameRejectedException) {
+                    throw (FrameRejectedException) c;
+                }
+            }
+            throw e;
         } finally {
             ctx[1] = previous;
         }
@@ -168,15 +211,59 @@ public final class JacksonSerializer implements Serializer<Object> {
         }
     }
 
+    /** Polymorphic type ids are allowed exactly when the allow-list allows the class they name. */
+    private final class AllowListValidator extends PolymorphicTypeValidator.Base {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Validity validateBaseType(DatabindContext ctxt, JavaType baseType) {
+            return Validity.INDETERMINATE;
+        }
+
+        @Override
+        public Validity validateSubClassName(DatabindContext ctxt, JavaType baseType, String subClassName) {
+            return allows(subClassName) ? Validity.ALLOWED : Validity.DENIED;
+        }
+
+        @Override
+        public Validity validateSubType(DatabindContext ctxt, JavaType baseType, JavaType subType) {
+            return allows(subType.getRawClass().getName()) ? Validity.ALLOWED : Validity.DENIED;
+        }
+    }
+
+    /**
+     * Writes a ref as its id. Contextual: a field declared {@code ActorRef<Pong>} writes its ref
+     * with {@code Pong.class}, so a local ref sent out accepts only that class back.
+     */
     @SuppressWarnings("rawtypes")
     private static final class RefSerializer extends ValueSerializer<ActorRef> {
+        private final Class<?> messageType;
+
+        RefSerializer() {
+            this(Object.class);
+        }
+
+        RefSerializer(Class<?> messageType) {
+            this.messageType = messageType;
+        }
+
+        @Override
+        public ValueSerializer<?> createContextual(SerializationContext ctxt, tools.jackson.databind.BeanProperty property) {
+            if (property == null) {
+                return this;
+            }
+            final JavaType t = property.getType().containedTypeOrUnknown(0);
+            final Class<?> c = t == null ? Object.class : t.getRawClass();
+            return c == null || c == Object.class || c == messageType ? this : new RefSerializer(c);
+        }
+
         @Override
         public void serialize(ActorRef value, JsonGenerator gen, SerializationContext ctxt) {
             final RefWriter w = (RefWriter) CURRENT.get()[0];
             if (w == null) {
                 throw new IllegalStateException("ActorRef can only be written by the Troupe transport");
             }
-            gen.writeNumber(w.idOf(value));
+            gen.writeNumber(w.idOf(value, messageType));
         }
     }
 

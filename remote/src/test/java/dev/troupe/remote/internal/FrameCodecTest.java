@@ -20,8 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * The v1 wire format against golden files, and the frame decoder on an EmbeddedChannel. Run with
- * {@code -Dtroupe.frames.regenerate=true} to rewrite the golden files after a deliberate change.
+ * The v2 wire format against golden files, and the frame decoder on an EmbeddedChannel. Run with
+ * {@code -Dtroupe.frames.regenerate=true} to rewrite the golden files after a deliberate change
+ * (the v1 files stay as they were: they show what a version 1 peer sends).
  */
 class FrameCodecTest {
 
@@ -31,16 +32,16 @@ class FrameCodecTest {
     void framesMatchGoldenFiles() throws IOException {
         final Map<String, byte[]> frames = GoldenFrames.all();
         if (Boolean.getBoolean("troupe.frames.regenerate")) {
-            final Path dir = Path.of("src/test/resources/frames/v1");
+            final Path dir = Path.of("src/test/resources/frames/v2");
             Files.createDirectories(dir);
             for (Map.Entry<String, byte[]> e : frames.entrySet()) {
                 Files.write(dir.resolve(e.getKey()), e.getValue());
             }
         }
         for (Map.Entry<String, byte[]> e : frames.entrySet()) {
-            try (InputStream in = getClass().getResourceAsStream("/frames/v1/" + e.getKey())) {
-                assertNotNull(in, "golden file frames/v1/" + e.getKey() + " is missing");
-                assertArrayEquals(in.readAllBytes(), e.getValue(), "frames/v1/" + e.getKey() + " changed: the wire format is not v1 any more");
+            try (InputStream in = getClass().getResourceAsStream("/frames/v2/" + e.getKey())) {
+                assertNotNull(in, "golden file frames/v2/" + e.getKey() + " is missing");
+                assertArrayEquals(in.readAllBytes(), e.getValue(), "frames/v2/" + e.getKey() + " changed: the wire format is not v2 any more");
             }
         }
     }
@@ -87,7 +88,7 @@ class FrameCodecTest {
         ByteBuf f = next(ch, Protocol.HELLO);
         final Frames.Hello hello = Frames.parseHello(f);
         f.release();
-        assertThat(hello.version()).isEqualTo(1);
+        assertThat(hello.version()).isEqualTo(2);
         assertThat(hello.uid()).isEqualTo(GoldenFrames.CLIENT_UID);
         assertThat(hello.nonce()).isEqualTo(GoldenFrames.CLIENT_NONCE);
         assertThat(hello.fromSystem()).isEqualTo("alpha");
@@ -99,12 +100,19 @@ class FrameCodecTest {
         final Frames.HelloReply reply = Frames.parseHelloReply(f);
         f.release();
         assertThat(reply.uid()).isEqualTo(GoldenFrames.SERVER_UID);
+        assertThat(reply.nonce()).isEqualTo(GoldenFrames.SERVER_NONCE);
         assertThat(reply.system()).isEqualTo("beta");
-        assertThat(reply.proof()).isEqualTo(GoldenFrames.PROOF);
+        assertThat(reply.host()).isEqualTo("127.0.0.1");
+        assertThat(reply.port()).isEqualTo(25521);
 
         f = next(ch, Protocol.AUTH);
-        assertThat(Frames.parseAuth(f)).isEqualTo(GoldenFrames.PROOF);
+        assertThat(Frames.parseProof(f, "AUTH")).isEqualTo(GoldenFrames.PROOF);
         f.release();
+        f = next(ch, Protocol.AUTH_REPLY);
+        final Frames.AuthReply authReply = Frames.parseAuthReply(f);
+        f.release();
+        assertThat(authReply.nextSystemSeq()).isEqualTo(1);
+        assertThat(authReply.proof()).isEqualTo(GoldenFrames.SERVER_PROOF);
 
         f = next(ch, Protocol.ADVERTISE);
         assertThat(Frames.parseAdvertise(f)).isEqualTo(new Frames.Advertise(1, Protocol.KIND_ACTOR_PATH, "troupe://beta@127.0.0.1:25521/user/echo"));
@@ -117,6 +125,7 @@ class FrameCodecTest {
         assertThat(f.readInt()).isEqualTo(1);
         assertThat(f.readInt()).isEqualTo(1);
         assertThat(f.readInt()).isEqualTo(0);
+        assertThat(f.readByte()).as("flags").isEqualTo((byte) 0);
         assertThat(f.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("hello");
         f.release();
 
@@ -189,6 +198,31 @@ class FrameCodecTest {
     }
 
     @Test
+    void framesInTheSameReadAsTheFrameThatCompletesTheHandshakeGetTheSteadyStateLimit() {
+        // AUTH (small) and a 2000-byte frame arrive in one read; the handler raises the limit on
+        // AUTH, so the big frame that follows in the same buffer is accepted, not capped at 1 KiB.
+        final FrameDecoder decoder = new FrameDecoder(MAX, false);
+        final java.util.List<Integer> seen = new java.util.ArrayList<>();
+        final EmbeddedChannel ch = new EmbeddedChannel(decoder, new io.netty.channel.ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+                final ByteBuf f = (ByteBuf) msg;
+                seen.add(f.readableBytes());
+                if (f.getByte(f.readerIndex()) == Protocol.AUTH) {
+                    decoder.handshakeDone();
+                }
+                f.release();
+            }
+        });
+        final ByteBuf both = Unpooled.buffer();
+        both.writeBytes(GoldenFrames.all().get("auth.bin"));
+        both.writeInt(2001).writeByte(Protocol.ADVERTISE).writeZero(2000);
+        ch.writeInbound(both);
+        assertThat(seen).containsExactly(1 + Protocol.PROOF_LENGTH, 2001);
+        assertFalse(ch.finish());
+    }
+
+    @Test
     void truncatedFrameThenEofIsRejected() {
         final EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(MAX, false));
         final byte[] hb = GoldenFrames.all().get("heartbeat.bin");
@@ -200,7 +234,7 @@ class FrameCodecTest {
 
     @Test
     void malformedBodiesAreRejectedByTheParsers() {
-        final ByteBuf shortHello = Unpooled.buffer().writeShort(1);
+        final ByteBuf shortHello = Unpooled.buffer().writeShort(Protocol.VERSION);
         final FrameRejectedException e = assertThrows(FrameRejectedException.class, () -> Frames.parseHello(shortHello));
         assertThat(e.reason()).isEqualTo(FrameRejection.MALFORMED_FRAME);
         shortHello.release();

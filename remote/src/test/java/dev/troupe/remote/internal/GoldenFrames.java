@@ -2,18 +2,26 @@ package dev.troupe.remote.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import org.agrona.ExpandableArrayBuffer;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Consumer;
 
-/** The golden frames of protocol v1, built from fixed inputs. */
+/**
+ * The golden frames of protocol v2, built from fixed inputs by the encoders production uses:
+ * control frames by their {@link Frames} writer, ADVERTISE and USER bodies by
+ * {@link Frames#encodeAdvertise} / {@link Frames#encodeUserHeader} and the serializer, framed by
+ * {@link Frames#appendFrame} as the drainer frames a ring record.
+ */
 final class GoldenFrames {
 
     static final byte[] CLIENT_NONCE = seq(0x10, 16);
     static final byte[] SERVER_NONCE = seq(0x20, 16);
     static final byte[] PROOF = seq(0x40, 32);
+    static final byte[] SERVER_PROOF = seq(0x60, 32);
     static final long CLIENT_UID = 0x0102030405060708L;
     static final long SERVER_UID = 0x1112131415161718L;
 
@@ -32,20 +40,18 @@ final class GoldenFrames {
     static Map<String, byte[]> all() {
         final Map<String, byte[]> m = new LinkedHashMap<>();
         m.put("magic.bin", bytes(Frames::writeMagic));
-        m.put("hello.bin", bytes(b -> Frames.writeHello(b, 1, Protocol.AUTH_HMAC, CLIENT_UID, CLIENT_NONCE, "alpha", "127.0.0.1", 25520, "beta")));
-        m.put("hello-reply.bin", bytes(b -> Frames.writeHelloReply(b, 1, Protocol.AUTH_HMAC, SERVER_UID, SERVER_NONCE, "beta", PROOF)));
+        m.put("hello.bin", bytes(b -> Frames.writeHello(b, 2, Protocol.AUTH_HMAC, CLIENT_UID, CLIENT_NONCE, "alpha", "127.0.0.1", 25520, "beta")));
+        m.put("hello-reply.bin", bytes(b -> Frames.writeHelloReply(b, 2, Protocol.AUTH_HMAC, SERVER_UID, SERVER_NONCE, "beta", "127.0.0.1", 25521)));
         m.put("auth.bin", bytes(b -> Frames.writeAuth(b, PROOF)));
-        m.put("advertise-path.bin", bytes(b -> Frames.writeAdvertise(b, 1, Protocol.KIND_ACTOR_PATH,
-            "troupe://beta@127.0.0.1:25521/user/echo".getBytes(StandardCharsets.UTF_8))));
-        m.put("advertise-manifest.bin", bytes(b -> Frames.writeAdvertise(b, 2, Protocol.KIND_MANIFEST,
-            "com.example.Greeting".getBytes(StandardCharsets.UTF_8))));
+        m.put("auth-reply.bin", bytes(b -> Frames.writeAuthReply(b, 1, SERVER_PROOF)));
+        m.put("advertise-path.bin", bytes(b -> advertise(b, 1, Protocol.KIND_ACTOR_PATH, "troupe://beta@127.0.0.1:25521/user/echo")));
+        m.put("advertise-manifest.bin", bytes(b -> advertise(b, 2, Protocol.KIND_MANIFEST, "com.example.Greeting")));
         m.put("user-string.bin", bytes(b -> {
-            final byte[] payload = "hello".getBytes(StandardCharsets.UTF_8);
-            Frames.writeUserHeader(b, Protocol.USER_PAYLOAD_OFFSET + payload.length);
-            b.writeInt(1);  // recipient id
-            b.writeInt(1);  // serializer id: String
-            b.writeInt(0);  // no manifest
-            b.writeBytes(payload);
+            final ExpandableArrayBuffer body = new ExpandableArrayBuffer(64);
+            Frames.encodeUserHeader(body, 0, 1, BuiltInSerializers.STRING_ID, 0);
+            final int n = Protocol.USER_PAYLOAD_OFFSET
+                + BuiltInSerializers.STRING.write("hello", body, Protocol.USER_PAYLOAD_OFFSET, null);
+            Frames.appendFrame(b, Protocol.USER, ByteBuffer.wrap(body.byteArray(), 0, n));
         }));
         m.put("system-watch.bin", bytes(b -> Frames.writeSystem(b, 1, Protocol.SYS_WATCH,
             "troupe://beta@127.0.0.1:25521/user/echo", "troupe://alpha@127.0.0.1:25520/user/watcher", false)));
@@ -54,6 +60,13 @@ final class GoldenFrames {
         m.put("heartbeat-reply.bin", bytes(b -> Frames.writeHeartbeatReply(b, 123_456_789L)));
         m.put("close.bin", bytes(b -> Frames.writeClose(b, Protocol.CLOSE_SHUTDOWN)));
         return m;
+    }
+
+    private static void advertise(ByteBuf b, int id, int kind, String text) {
+        final byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+        final ExpandableArrayBuffer body = new ExpandableArrayBuffer(64);
+        final int n = Frames.encodeAdvertise(body, 0, id, kind, utf8);
+        Frames.appendFrame(b, Protocol.ADVERTISE, ByteBuffer.wrap(body.byteArray(), 0, n));
     }
 
     private static byte[] bytes(Consumer<ByteBuf> writer) {

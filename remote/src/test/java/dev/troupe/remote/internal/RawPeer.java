@@ -7,26 +7,48 @@ import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.util.Arrays;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
-/** A hand-driven protocol peer on a plain socket, for bad-input tests. */
+/**
+ * A hand-driven protocol peer on a plain socket, for bad-input tests. Each one claims its own
+ * address ({@code raw@127.0.0.1:<n>}) and a random UID, so peers in one test are distinct nodes.
+ */
 final class RawPeer implements AutoCloseable {
+
+    private static final AtomicInteger PORTS = new AtomicInteger(40_000);
 
     final Socket socket;
     final DataInputStream in;
     final OutputStream out;
     final byte[] nonce = Hmac.nonce();
-    final long uid = 0x5EED_0000_0000_0001L;
+    final long uid = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+    final String system;
+    final String host;
+    final int port;
+    /** The AUTH_REPLY of the last handshake, null if the server refused AUTH. */
+    Frames.AuthReply authReply;
 
-    RawPeer(int port) throws IOException {
-        socket = new Socket("127.0.0.1", port);
+    RawPeer(int serverPort) throws IOException {
+        this(serverPort, null, "raw", "127.0.0.1", PORTS.incrementAndGet());
+    }
+
+    /** @param source local address to connect from (127.0.0.x), or null */
+    RawPeer(int serverPort, InetAddress source, String system, String host, int port) throws IOException {
+        socket = source == null ? new Socket("127.0.0.1", serverPort) : new Socket(InetAddress.getByName("127.0.0.1"), serverPort, source, 0);
         socket.setTcpNoDelay(true);
         socket.setSoTimeout(5000);
         in = new DataInputStream(socket.getInputStream());
         out = socket.getOutputStream();
+        this.system = system;
+        this.host = host;
+        this.port = port;
     }
 
     static byte[] frame(Consumer<ByteBuf> writer) {
@@ -50,11 +72,18 @@ final class RawPeer implements AutoCloseable {
         }
     }
 
+    /** @return the HELLO frame, length prefix included, without the magic */
+    byte[] helloFrame(String toSystem, int version, long claimedUid) {
+        return frame(b -> Frames.writeHello(b, version, Protocol.AUTH_HMAC, claimedUid, nonce, system, host, port, toSystem));
+    }
+
+    /** @return the magic and a HELLO */
     byte[] hello(String toSystem, int version) {
-        return frame(b -> {
-            Frames.writeMagic(b);
-            Frames.writeHello(b, version, Protocol.AUTH_HMAC, uid, nonce, "raw", "127.0.0.1", 1, toSystem);
-        });
+        final byte[] h = helloFrame(toSystem, version, uid);
+        final byte[] all = new byte[4 + h.length];
+        System.arraycopy(RawPeer.frame(Frames::writeMagic), 0, all, 0, 4);
+        System.arraycopy(h, 0, all, 4, h.length);
+        return all;
     }
 
     /** Reads one frame: returns type byte followed by the body. */
@@ -66,13 +95,14 @@ final class RawPeer implements AutoCloseable {
     }
 
     /**
-     * Runs the whole handshake with the given secret.
+     * Runs the whole handshake with the given secret; afterwards {@link #authReply} is the
+     * server's AUTH_REPLY, or null if it closed the connection instead.
      *
      * @param oneByteWrites whether to send every byte in its own write
      * @return the server's HELLO_REPLY
      */
     Frames.HelloReply handshake(String toSystem, byte[] secret, boolean oneByteWrites) throws IOException {
-        final byte[] hello = hello(toSystem, 1);
+        final byte[] hello = hello(toSystem, Protocol.VERSION);
         if (oneByteWrites) {
             sendOneByteAtATime(hello);
         } else {
@@ -84,12 +114,22 @@ final class RawPeer implements AutoCloseable {
         }
         final ByteBuf body = Unpooled.wrappedBuffer(f, 1, f.length - 1);
         final Frames.HelloReply reply = Frames.parseHelloReply(body);
-        final byte[] proof = new Hmac(secret).clientProof(nonce, reply.nonce(), uid, reply.uid());
+        final byte[] helloTranscript = Arrays.copyOfRange(hello, 8, hello.length); // no magic, no length
+        final byte[] proof = new Hmac(secret).clientProof(helloTranscript, f);
         final byte[] auth = frame(b -> Frames.writeAuth(b, proof));
         if (oneByteWrites) {
             sendOneByteAtATime(auth);
         } else {
             send(auth);
+        }
+        authReply = null;
+        try {
+            final byte[] r = readFrame();
+            if (r[0] == Protocol.AUTH_REPLY) {
+                authReply = Frames.parseAuthReply(Unpooled.wrappedBuffer(r, 1, r.length - 1));
+            }
+        } catch (EOFException | SocketException refused) {
+            // the server refused AUTH and closed the connection
         }
         return reply;
     }

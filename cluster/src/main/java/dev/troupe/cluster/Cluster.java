@@ -1,0 +1,217 @@
+package dev.troupe.cluster;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.Props;
+
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
+
+/**
+ * This node's membership in the cluster, one per actor system. Start it once with
+ * {@link #start}; anything else reaches it with {@link #get}.
+ *
+ * <pre>{@code
+ * Cluster cluster = Cluster.start(system, ClusterSettings.builder()
+ *     .discovery(StaticDiscovery.of("10.0.0.7:25520", "10.0.0.8:25520"))
+ *     .roles(Set.of("worker"))
+ *     .build(), transport);
+ * cluster.subscribe(listener, ClusterEvent.MemberEvent.class);
+ * ...
+ * cluster.leave();   // LEAVING, hand-off, EXITING, REMOVED
+ * }</pre>
+ *
+ * <p>The view is this node's own: members found through discovery and met through a handshake,
+ * with the reachability its failure detector sees. No node decides for another; the rules in
+ * docs/cluster.md say when a member is removed. Thread-safe: {@link #state()} and
+ * {@link #selfMember()} read the latest view without waiting.
+ */
+public final class Cluster {
+
+    private final ActorSystem system;
+    private final ClusterSettings settings;
+    private final ClusterTransport transport;
+    private final CompletableFuture<Void> whenUp = new CompletableFuture<>();
+    private final CompletableFuture<Void> whenRemoved = new CompletableFuture<>();
+    private final ActorRef<ClusterDaemon.Command> daemon;
+    private volatile ClusterState state;
+    private volatile long rejected;
+    private volatile Consumer<ClusterDaemon.Received> receptionistSink;
+
+    private Cluster(ActorSystem system, ClusterSettings settings, ClusterTransport transport) {
+        this.system = system;
+        this.settings = settings;
+        this.transport = transport;
+        final UniqueAddress self = transport.selfAddress();
+        if (!self.address().system().equals(system.name())) {
+            throw new IllegalArgumentException("the transport's address " + self + " is not of system '" + system.name() + "'");
+        }
+        this.state = new ClusterState(new Member(self, MemberStatus.JOINING, settings.roles(), settings.appVersion(), true),
+            java.util.List.of(new Member(self, MemberStatus.JOINING, settings.roles(), settings.appVersion(), true)));
+        this.daemon = system.systemActorOf(ClusterDaemon.create(this), "cluster", Props.empty());
+        system.registerOnTermination(() -> {
+            transport.close();
+            settings.discovery().close();
+            whenRemoved.complete(null);
+        });
+    }
+
+    /**
+     * Starts this node's membership: discovery begins, candidates are connected, and the node
+     * goes {@code UP} once it has met the first round's candidates (or the join timeout passed).
+     * The receptionist of the system becomes cluster-wide.
+     *
+     * @param system the local actor system
+     * @param settings discovery, roles, timing
+     * @param transport the node-to-node transport; its address's system must be this system
+     * @return the cluster
+     * @throws IllegalStateException if a cluster was already started for this system
+     */
+    public static Cluster start(ActorSystem system, ClusterSettings settings, ClusterTransport transport) {
+        Objects.requireNonNull(system, "system");
+        Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(transport, "transport");
+        final Cluster[] created = new Cluster[1];
+        final Cluster c = system.extension(Cluster.class, s -> {
+            created[0] = new Cluster(s, settings, transport);
+            return created[0];
+        });
+        if (created[0] == null) {
+            throw new IllegalStateException("a cluster is already running for actor system '" + system.name() + "'");
+        }
+        Receptionist.get(system).attach(c);
+        return c;
+    }
+
+    /**
+     * @param system an actor system
+     * @return its cluster
+     * @throws IllegalStateException if {@link #start} was not called for it
+     */
+    public static Cluster get(ActorSystem system) {
+        return system.extension(Cluster.class, s -> {
+            throw new IllegalStateException("no cluster for actor system '" + s.name() + "': call Cluster.start(system, settings, transport) first");
+        });
+    }
+
+    /**
+     * @param system an actor system
+     * @return whether a cluster runs for it
+     */
+    public static boolean isStarted(ActorSystem system) {
+        try {
+            get(system);
+            return true;
+        } catch (IllegalStateException e) {
+            return false;
+        }
+    }
+
+    /** @return this node's member, with its current status */
+    public Member selfMember() {
+        return state.selfMember();
+    }
+
+    /** @return this node's current view */
+    public ClusterState state() {
+        return state;
+    }
+
+    /**
+     * Subscribes to changes of the view. The subscriber first receives a
+     * {@link ClusterEvent.CurrentClusterState}, then each event that is an instance of
+     * {@code eventClass}, in order. Subscribing again replaces the filter. A subscriber that stops
+     * is unsubscribed.
+     *
+     * @param subscriber the subscriber
+     * @param eventClass e.g. {@code ClusterEvent.MemberEvent.class}, or {@code ClusterEvent.class} for all
+     */
+    public void subscribe(ActorRef<ClusterEvent> subscriber, Class<? extends ClusterEvent> eventClass) {
+        daemon.tell(new ClusterDaemon.Subscribe(Objects.requireNonNull(subscriber, "subscriber"), Objects.requireNonNull(eventClass, "eventClass")));
+    }
+
+    /**
+     * @param subscriber a subscriber; it receives nothing more
+     */
+    public void unsubscribe(ActorRef<ClusterEvent> subscriber) {
+        daemon.tell(new ClusterDaemon.Unsubscribe(subscriber));
+    }
+
+    /**
+     * Leaves gracefully: announces {@code LEAVING} (the others route around this node at once),
+     * runs the leave hooks (hand-off) for at most the leave timeout, announces {@code EXITING}, then
+     * {@code REMOVED}, and closes the transport's associations. Idempotent.
+     *
+     * @return completes when this node is removed
+     */
+    public CompletionStage<Void> leave() {
+        daemon.tell(new ClusterDaemon.Leave());
+        return whenRemoved;
+    }
+
+    /**
+     * @param hook work to run while leaving, before exiting (sharding's hand-off)
+     */
+    public void registerLeaveHook(LeaveHook hook) {
+        daemon.tell(new ClusterDaemon.AddLeaveHook(Objects.requireNonNull(hook, "hook")));
+    }
+
+    /** @return completes when this node is {@code UP} */
+    public CompletionStage<Void> whenUp() {
+        return whenUp;
+    }
+
+    /** @return completes when this node is removed (it left, or its system terminated) */
+    public CompletionStage<Void> whenRemoved() {
+        return whenRemoved;
+    }
+
+    /** @return the settings */
+    public ClusterSettings settings() {
+        return settings;
+    }
+
+    /** @return the transport membership runs on */
+    public ClusterTransport transport() {
+        return transport;
+    }
+
+    /** @return the actor system */
+    public ActorSystem system() {
+        return system;
+    }
+
+    /** @return peer messages refused because they exceeded a limit, since start */
+    public long rejectedMessages() {
+        return rejected;
+    }
+
+    // ---- for the daemon and the receptionist ----
+
+    void publishState(ClusterState s, long rejectedCount) {
+        state = s;
+        rejected = rejectedCount;
+        final MemberStatus status = s.selfMember().status();
+        if (status != MemberStatus.JOINING) {
+            whenUp.complete(null);
+        }
+        if (status == MemberStatus.REMOVED) {
+            whenRemoved.complete(null);
+        }
+    }
+
+    Consumer<ClusterDaemon.Received> receptionistSink() {
+        return receptionistSink;
+    }
+
+    void receptionistSink(Consumer<ClusterDaemon.Received> sink) {
+        receptionistSink = sink;
+    }
+
+    @Override
+    public String toString() {
+        return "Cluster(" + state.selfMember() + ")";
+    }
+}

@@ -1,0 +1,30 @@
+package com.example.plain;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.AskPattern;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PlainApplicationTests {
+
+    @Test
+    void theStarterAloneGivesAnActorSystemActorBeansAndTheRemoteTransport() throws Exception {
+        try (ConfigurableApplicationContext context = SpringApplication.run(PlainApplication.class)) {
+            @SuppressWarnings("unchecked")
+            ActorRef<PlainApplication.Greet> greeter = context.getBean("greeterRef", ActorRef.class);
+            String reply = AskPattern.<PlainApplication.Greet, String>ask(greeter, r -> new PlainApplication.Greet("user", r),
+                    Duration.ofSeconds(10), context.getBean(ActorSystem.class)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertThat(reply).isEqualTo("hello user");
+            // The starter brings the transport too (off until troupe.remote.enabled=true) and Micrometer.
+            assertThat(Class.forName("dev.troupe.remote.RemoteTransport")).isNotNull();
+            assertThat(Class.forName("io.micrometer.core.instrument.MeterRegistry")).isNotNull();
+        }
+    }
+}

@@ -1,0 +1,417 @@
+package dev.troupe.remote.internal;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.spi.PendingAsk;
+import dev.troupe.remote.PeerUnreachableException;
+import dev.troupe.remote.Serializer;
+import dev.troupe.remote.SerializerRegistry;
+import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.concurrent.ControlledMessageHandler;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The producer side of one association: the outbound ring buffer that telling threads
+ * serialize into, and the compression table (path and class-name ids) of this direction.
+ * Many producers (any thread that tells a {@link RemoteActorRef} to this node), one consumer
+ * (the association's event loop, through {@link #read}). Producers never block: a full buffer,
+ * an exhausted queue while the node is down, or a full id table sends the message to dead
+ * letters with its reason.
+ *
+ * <h2>Ring records</h2>
+ * A USER record carries two local fields ahead of the frame body; they never reach the wire:
+ * <pre>
+ *   0                 8                 16
+ *   +-----------------+-----------------+---------------------------------+
+ *   | incarnation     | expiry          | USER body (see Protocol)        |
+ *   | (peer UID when  | (coarse nanos:  |                                 |
+ *   |  queued, 0 =    |  older is not   |                                 |
+ *   |  not known yet) |  sent)          |                                 |
+ *   +-----------------+-----------------+---------------------------------+
+ * </pre>
+ * An ADVERTISE record is the ADVERTISE body. The drainer drops a USER record whose incarnation
+ * is not the peer's current one ({@code peer-restarted}) or whose expiry passed
+ * ({@code outbound-expired}, or {@code ask-expired} for a request whose ask timed out: such a
+ * record's expiry is the ask's deadline), and frames the rest.
+ *
+ * <h2>Memory</h2>
+ * The ring ({@code outboundBufferSize} bytes of direct memory) is allocated by the first send,
+ * not when the association is created, so peers this node only hears from, and addresses that
+ * only appear inside messages, cost no buffer. Assignment of new ids takes a lock (once per
+ * distinct ref or class); lookups are lock-free; the message path allocates nothing.
+ */
+final class OutboundRing implements Serializer.RefWriter {
+
+    /** Record types (Agrona message type ids, local to this node). */
+    static final int RECORD_USER = Protocol.USER;
+    static final int RECORD_ADVERTISE = Protocol.ADVERTISE;
+    /** A USER record whose message carries the reply-to ref of an ask: its expiry is the ask's. */
+    static final int RECORD_USER_ASK = 0x100 | Protocol.USER;
+
+    static final int RECORD_INCARNATION = 0;
+    static final int RECORD_EXPIRY = 8;
+    static final int RECORD_BODY = 16;
+
+    /** Thrown from {@link #idOf} when the id cannot be assigned; preallocated, no stack trace. */
+    static final class SendFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final transient DeadLetterReason reason;
+
+        SendFailure(DeadLetterReason reason) {
+            super(reason.tag(), null, false, false);
+            this.reason = reason;
+        }
+    }
+
+    private static final SendFailure OVERFLOW = new SendFailure(DeadLetterReason.OUTBOUND_OVERFLOW);
+    private static final SendFailure TABLE_FULL = new SendFailure(DeadLetterReason.SERIALIZATION_FAILED);
+
+    /** What one telling thread needs while it serializes: reused forever, so a tell allocates nothing. */
+    private static final class Producer {
+        final ExpandableDirectByteBuffer scratch = new ExpandableDirectByteBuffer(4096);
+        /** The ask whose reply-to ref the message being serialized carries, if any. */
+        PendingAsk ask;
+    }
+
+    private static final ThreadLocal<Producer> PRODUCER = ThreadLocal.withInitial(Producer::new);
+
+    private static final VarHandle DRAIN_SCHEDULED;
+    private static final VarHandle QUEUED;
+
+    static {
+        try {
+            final MethodHandles.Lookup l = MethodHandles.lookup();
+            DRAIN_SCHEDULED = l.findVarHandle(OutboundRing.class, "drainScheduled", int.class);
+            QUEUED = l.findVarHandle(OutboundRing.class, "queuedWhileDown", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Association association;
+    private final TransportCore core;
+    private final SerializerRegistry serializers;
+    private final int capacity;
+    private final int maxPayload;
+    private final int maxIds;
+    private final int maxQueued;
+    private final long maxQueueNanos;
+
+    // ---- the ring, allocated by the first send (under idLock); read lock-free
+    private volatile ManyToOneRingBuffer ring;
+    private ByteBuffer ringMemory;
+
+    @SuppressWarnings("unused")
+    private volatile int drainScheduled;
+    /** Messages queued while the node was not connected; reset when it connects. */
+    @SuppressWarnings("unused")
+    private volatile int queuedWhileDown;
+    private final AtomicLong overflows = new AtomicLong();
+
+    // ---- compression table; assignment under idLock, reads lock-free
+    private final ConcurrentHashMap<Object, Integer> ids = new ConcurrentHashMap<>();
+    private final Object idLock = new Object();
+    private volatile byte[][] idTexts = new byte[64][];
+    private volatile byte[] idKinds = new byte[64];
+    private volatile int idCount;
+
+    OutboundRing(Association association, TransportCore core) {
+        this.association = association;
+        this.core = core;
+        this.serializers = core.settings.serializers();
+        this.capacity = core.settings.outboundBufferSize();
+        this.maxPayload = core.settings.maxFrameSize() - 1;
+        this.maxIds = core.settings.maxCompressionEntries();
+        this.maxQueued = core.settings.maxQueuedMessages();
+        this.maxQueueNanos = core.settings.maxQueueTime().toNanos();
+    }
+
+    // =====================================================================================
+    // Producers (any thread)
+    // =====================================================================================
+
+    /**
+     * Serializes a user message into the ring. Never blocks; a failure goes to dead letters with
+     * its reason. Allocation-free once the recipient, the message class and any refs inside it
+     * have been seen on this association.
+     */
+    void send(RemoteActorRef<?> recipient, RemoteActorRef.Binding b, Object message) {
+        final Association a = association;
+        if (a.isDead(recipient)) {
+            core.deadLetters.publish(message, recipient.path(), DeadLetterReason.UNKNOWN_RECIPIENT);
+            return;
+        }
+        if (a.isClosed() || core.isShutdown()) {
+            core.deadLetters.publish(message, recipient.path(), DeadLetterReason.TERMINATED);
+            return;
+        }
+        final SerializerRegistry.Binding binding = serializers.binding(message.getClass());
+        if (binding == null) {
+            core.deadLetters.publish(message, recipient.path(), DeadLetterReason.NO_SERIALIZER);
+            return;
+        }
+        final boolean counted = !a.isActive();
+        if (counted && (int) QUEUED.getAndAdd(this, 1) >= maxQueued) {
+            QUEUED.getAndAdd(this, -1);
+            fail(message, recipient, DeadLetterReason.OUTBOUND_OVERFLOW);
+            return;
+        }
+        a.start();
+        ManyToOneRingBuffer r = ring;
+        if (r == null) {
+            r = allocate();
+        }
+        final Producer producer = PRODUCER.get();
+        final ExpandableDirectByteBuffer scratch = producer.scratch;
+        final Serializer<Object> serializer = binding.serializer();
+        final int length;
+        producer.ask = null;
+        try {
+            int rid = b.id;
+            if (rid == 0) {
+                rid = assign(recipient, Protocol.KIND_ACTOR_PATH, recipient.pathUtf8());
+                b.id = rid;
+            }
+            final int manifest = serializer.includeManifest() ? idOfClass(binding.type()) : 0;
+            scratch.putLong(RECORD_INCARNATION, a.peerUid(), ByteOrder.BIG_ENDIAN);
+            scratch.putLong(RECORD_EXPIRY, core.coarseNanos() + maxQueueNanos, ByteOrder.BIG_ENDIAN);
+            Frames.encodeUserHeader(scratch, RECORD_BODY, rid, serializer.id(), manifest);
+            final int payloadAt = RECORD_BODY + Protocol.USER_PAYLOAD_OFFSET;
+            length = payloadAt + serializer.write(message, scratch, payloadAt, this);
+        } catch (SendFailure f) {
+            undoCount(counted);
+            fail(message, recipient, f.reason);
+            return;
+        } catch (RuntimeException e) {
+            undoCount(counted);
+            core.logSerializationFailure(message, recipient.path(), e);
+            core.deadLetters.publish(message, recipient.path(), DeadLetterReason.SERIALIZATION_FAILED);
+            return;
+        }
+        if (length - RECORD_BODY > maxPayload) {
+            undoCount(counted);
+            core.logSerializationFailure(message, recipient.path(),
+                new IllegalArgumentException("serialized message of " + (length - RECORD_BODY) + " bytes exceeds the maximum frame size"));
+            core.deadLetters.publish(message, recipient.path(), DeadLetterReason.SERIALIZATION_FAILED);
+            return;
+        }
+        int type = RECORD_USER;
+        final PendingAsk ask = producer.ask;
+        if (ask != null) {
+            producer.ask = null;
+            if (a.isLost()) {
+                // the node that would answer is known to be gone: fail the ask now, send nothing
+                undoCount(counted);
+                ask.fail(new PeerUnreachableException(a.address, "declared lost"));
+                core.deadLetters.publish(message, recipient.path(), DeadLetterReason.UNKNOWN_RECIPIENT);
+                return;
+            }
+            type = RECORD_USER_ASK;
+            final long expiry = scratch.getLong(RECORD_EXPIRY, ByteOrder.BIG_ENDIAN);
+            if (ask.deadlineNanos() - expiry < 0) {
+                scratch.putLong(RECORD_EXPIRY, ask.deadlineNanos(), ByteOrder.BIG_ENDIAN);
+            }
+            a.trackAsk(ask);
+        }
+        if (!r.write(type, scratch, 0, length)) {
+            undoCount(counted);
+            fail(message, recipient, DeadLetterReason.OUTBOUND_OVERFLOW);
+            return;
+        }
+        wakeDrainer();
+    }
+
+    private void undoCount(boolean counted) {
+        if (counted) {
+            QUEUED.getAndAdd(this, -1);
+        }
+    }
+
+    private void fail(Object message, RemoteActorRef<?> recipient, DeadLetterReason reason) {
+        if (reason == DeadLetterReason.OUTBOUND_OVERFLOW) {
+            overflows.incrementAndGet();
+        }
+        core.deadLetters.publish(message, recipient.path(), reason);
+    }
+
+    void wakeDrainer() {
+        // At most one pending drain task: producers that find it scheduled just leave their record.
+        // The full fence orders the record's commit (a release store) before the flag load; without
+        // it the drainer could clear the flag and miss the record while this producer still sees
+        // the old flag (store-load reordering), and the record would wait for the next tell.
+        VarHandle.fullFence();
+        if ((int) DRAIN_SCHEDULED.getVolatile(this) == 0 && DRAIN_SCHEDULED.compareAndSet(this, 0, 1)) {
+            association.scheduleDrain();
+        }
+    }
+
+    private ManyToOneRingBuffer allocate() {
+        synchronized (idLock) {
+            ManyToOneRingBuffer r = ring;
+            if (r == null) {
+                ringMemory = ByteBuffer.allocateDirect(capacity + RingBufferDescriptor.TRAILER_LENGTH);
+                r = new ManyToOneRingBuffer(new UnsafeBuffer(ringMemory));
+                core.outboundBufferAllocated(capacity);
+                ring = r;
+            }
+            return r;
+        }
+    }
+
+    /**
+     * {@inheritDoc} Writes an ADVERTISE record ahead of the message the first time a ref is seen.
+     * The reply-to ref of an ask is noted, so the request is not sent after the ask gave up.
+     */
+    @Override
+    public int idOf(ActorRef<?> ref) {
+        return idOf(ref, Object.class);
+    }
+
+    /** {@inheritDoc} A local ref is exported with the class, so the inbound side checks replies against it. */
+    @Override
+    public int idOf(ActorRef<?> ref, Class<?> messageType) {
+        if (ref instanceof PendingAsk) {
+            PRODUCER.get().ask = (PendingAsk) ref;
+        }
+        final Integer known = ids.get(ref);
+        if (known != null) {
+            return known;
+        }
+        final String text;
+        if (ref instanceof RemoteActorRef) {
+            text = ref.path().toString();
+        } else {
+            text = core.addressed(ref.path()).toString();
+            core.export(text, ref, messageType);
+        }
+        return assign(ref, Protocol.KIND_ACTOR_PATH, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private int idOfClass(Class<?> type) {
+        final Integer known = ids.get(type);
+        if (known != null) {
+            return known;
+        }
+        return assign(type, Protocol.KIND_MANIFEST, type.getName().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Slow path, once per key: assigns the next id and writes its ADVERTISE record into the ring
+     * <em>before</em> publishing the id, so any message that uses the id is behind the record.
+     */
+    private int assign(Object key, int kind, byte[] utf8) {
+        synchronized (idLock) {
+            final Integer again = ids.get(key);
+            if (again != null) {
+                return again;
+            }
+            if (idCount >= maxIds) {
+                throw TABLE_FULL;
+            }
+            final int id = idCount + 1;
+            final UnsafeBuffer record = new UnsafeBuffer(new byte[Frames.ADVERTISE_HEADER + utf8.length]);
+            final int n = Frames.encodeAdvertise(record, 0, id, kind, utf8);
+            ManyToOneRingBuffer r = ring;
+            if (r == null) {
+                r = allocate();
+            }
+            if (!r.write(RECORD_ADVERTISE, record, 0, n)) {
+                throw OVERFLOW;
+            }
+            byte[][] texts = idTexts;
+            byte[] kinds = idKinds;
+            if (id >= texts.length) {
+                texts = Arrays.copyOf(texts, texts.length * 2);
+                kinds = Arrays.copyOf(kinds, kinds.length * 2);
+            }
+            texts[id] = utf8;
+            kinds[id] = (byte) kind;
+            idKinds = kinds;
+            idTexts = texts;
+            idCount = id;
+            ids.put(key, id);
+            return id;
+        }
+    }
+
+    // =====================================================================================
+    // Consumer (the association's event loop)
+    // =====================================================================================
+
+    /** Clears the wake-up flag before reading; a full fence (see {@link #wakeDrainer}). */
+    void drainStarted() {
+        DRAIN_SCHEDULED.setVolatile(this, 0);
+    }
+
+    /** @return whether a drain task is scheduled and has not started yet */
+    boolean drainPending() {
+        return (int) DRAIN_SCHEDULED.getVolatile(this) != 0;
+    }
+
+    /** The node connected: the count bound on messages queued while it was down starts again. */
+    void connected() {
+        QUEUED.setVolatile(this, 0);
+    }
+
+    /** Records consumed while the node is down no longer count against the queue bound. */
+    void uncount(int n) {
+        int q;
+        do {
+            q = (int) QUEUED.getVolatile(this);
+        } while (q > 0 && !QUEUED.compareAndSet(this, q, Math.max(0, q - n)));
+    }
+
+    /**
+     * Reads up to {@code limit} records; the handler gets the record's buffer, offset and length.
+     *
+     * @return records consumed
+     */
+    int read(ControlledMessageHandler handler, int limit) {
+        final ManyToOneRingBuffer r = ring;
+        return r == null ? 0 : r.controlledRead(handler, limit);
+    }
+
+    /** @return bytes waiting (approximate) */
+    int size() {
+        final ManyToOneRingBuffer r = ring;
+        return r == null ? 0 : r.size();
+    }
+
+    /** @return the ring's memory, for copying a record without a view object; null before the first send */
+    ByteBuffer memory() {
+        return ringMemory;
+    }
+
+    boolean allocated() {
+        return ring != null;
+    }
+
+    long overflows() {
+        return overflows.get();
+    }
+
+    /** @return ids assigned so far; ids 1..n are valid */
+    int idCount() {
+        return idCount;
+    }
+
+    /** @return the text of id {@code id} (loop: for re-advertising after a reconnect) */
+    byte[] idText(int id) {
+        return idTexts[id];
+    }
+
+    int idKind(int id) {
+        return idKinds[id];
+    }
+}

@@ -1,0 +1,728 @@
+package dev.troupe.remote.internal;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.DeadLetter;
+import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.Terminated;
+import dev.troupe.actor.testkit.TestProbe;
+import dev.troupe.remote.AssociationState;
+import dev.troupe.remote.FrameRejection;
+import dev.troupe.remote.LeakDetection;
+import dev.troupe.remote.PeerMetrics;
+import dev.troupe.remote.Ping;
+import dev.troupe.remote.RemoteSettings;
+import dev.troupe.remote.RemoteTestKit;
+import dev.troupe.remote.RemoteTransport;
+import dev.troupe.remote.Serializer;
+import dev.troupe.remote.SerializerRegistry;
+import dev.troupe.remote.jackson.JacksonSerializer;
+import dev.troupe.remote.json.Greeting;
+import io.netty.buffer.PooledByteBufAllocator;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The hostile-peer suite: on real sockets on loopback, peers that hold the shared secret (or,
+ * for the pre-handshake cases, do not) try every way of making the node ({@code beta}) hold
+ * state, stall, misattribute identity or deliver what it should not. Each case asserts its
+ * rejection is counted under its reason. Throughout the suite a legitimate peer ({@code alpha})
+ * keeps a request/reply flow going; at the end every one of its requests was answered exactly
+ * once, and the JVM's heap and direct memory are within {@value #MEMORY_BOUND_MIB} MiB of what
+ * they were before the first case.
+ */
+@ExtendWith(LeakDetection.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class HostilePeerTest {
+
+    /** The stated bound: heap and direct memory each grow by less than this across the suite. */
+    static final int MEMORY_BOUND_MIB = 16;
+    private static final byte[] SECRET = RemoteTestKit.SECRET.getBytes(StandardCharsets.UTF_8);
+
+    /** A message whose serializer fails with an Error: an unexpected failure on the I/O thread. */
+    public record Bomb(int n) {
+    }
+
+    private static final Serializer<Bomb> BOMB = new Serializer<>() {
+        @Override
+        public int id() {
+            return 150;
+        }
+
+        @Override
+        public int write(Bomb b, MutableDirectBuffer buffer, int offset, RefWriter refs) {
+            buffer.putInt(offset, b.n());
+            return 4;
+        }
+
+        @Override
+        public Bomb read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            throw new StackOverflowError("a serializer bug");
+        }
+    };
+
+    private static RemoteTestKit kit;
+    private static RemoteTransport alpha;
+    private static RemoteTransport beta;
+    private static int port;
+    private static final List<DeadLetter> betaDead = new CopyOnWriteArrayList<>();
+    private static final List<Object> strings = new CopyOnWriteArrayList<>();
+    private static final List<Object> sunk = new CopyOnWriteArrayList<>();
+    private static final List<Object> hidden = new CopyOnWriteArrayList<>();
+    private static final List<Object> alphaInbox = new CopyOnWriteArrayList<>();
+    private static final List<LogRecord> rejectionLines = new CopyOnWriteArrayList<>();
+    /** Held, so the logger (and the handler on it) is not collected while the suite runs. */
+    private static final Logger REJECTIONS = Logger.getLogger("dev.troupe.remote.Rejections");
+    private static final Handler CAPTURE = new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+            rejectionLines.add(r);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    // the legitimate peer's flow
+    private static final AtomicBoolean sending = new AtomicBoolean(true);
+    private static final AtomicLong sent = new AtomicLong();
+    private static final BitSet answered = new BitSet();
+    private static final AtomicLong answers = new AtomicLong();
+    private static Thread sender;
+    private static long heapBefore;
+    private static long directBefore;
+
+    @BeforeAll
+    static void start() throws Exception {
+        REJECTIONS.addHandler(CAPTURE);
+        kit = new RemoteTestKit();
+        final SerializerRegistry registry = SerializerRegistry.builder()
+            .register(Ping.class, Ping.SERIALIZER)
+            .register(Ping.Pong.class, Ping.PONG_SERIALIZER)
+            .register(Bomb.class, BOMB)
+            .fallback(JacksonSerializer.builder().allowPackage("dev.troupe.remote.json").build())
+            .build();
+        final RemoteSettings.Builder limits = RemoteTestKit.settings()
+            .serializers(registry)
+            .maxFrameSize(64 * 1024)
+            .outboundBufferSize(512 * 1024)
+            .maxAssociations(16)
+            .maxPendingHandshakes(16)
+            .maxPendingHandshakesPerSource(4)
+            .maxUnackedSystemMessages(32)
+            .maxInboundWatches(32)
+            .maxPathLength(4096)
+            .maxPathDepth(8)
+            .maxCompressionEntries(1024)
+            .maxQueueTime(Duration.ofSeconds(3))
+            .removeIdleAssociationAfter(Duration.ofSeconds(1));
+        alpha = kit.node("alpha", RemoteTestKit.settings().serializers(registry));
+        beta = kit.node("beta", limits);
+        port = beta.address().port();
+        beta.system().deadLetters().subscribe(betaDead::add);
+        beta.publish(beta.system().spawn(RemoteTestKit.echo(), "echo"), Ping.class);
+        beta.publish(beta.system().spawn(Behaviors.<String>receiveMessage(m -> {
+            strings.add(m);
+            return Behaviors.same();
+        }), "strings"), String.class);
+        beta.publish(beta.system().spawn(Behaviors.receiveMessage(m -> {
+            sunk.add(m);
+            return Behaviors.same();
+        }), "sink"), Object.class);
+        beta.system().spawn(Behaviors.receiveMessage(m -> {
+            hidden.add(m);
+            return Behaviors.same();
+        }), "hidden"); // spawned, never published
+        beta.publish(beta.system().spawn(Behaviors.receiveMessage(m -> {
+            sunk.add(m);
+            return Behaviors.same();
+        }), "n".repeat(2000)), Object.class);
+        alpha.publish(alpha.system().spawn(Behaviors.receiveMessage(m -> {
+            alphaInbox.add(m);
+            return Behaviors.same();
+        }), "inbox"), Object.class);
+
+        // the legitimate peer: a request every 2 ms for the whole suite, each answered once
+        final ActorRef<Ping.Pong> counter = alpha.system().spawn(Behaviors.<Ping.Pong>receiveMessage(p -> {
+            synchronized (answered) {
+                if (answered.get((int) p.seq())) {
+                    throw new AssertionError("answer " + p.seq() + " arrived twice");
+                }
+                answered.set((int) p.seq());
+            }
+            answers.incrementAndGet();
+            return Behaviors.same();
+        }), "counter");
+        final ActorRef<Ping> echo = alpha.actorRef(beta.address() + "user/echo", Ping.class);
+        sender = new Thread(() -> {
+            while (sending.get()) {
+                echo.tell(new Ping(sent.getAndIncrement(), counter));
+                try {
+                    Thread.sleep(2); // pacing of the legitimate traffic, not synchronization
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "legitimate-peer");
+        sender.setDaemon(true);
+        sender.start();
+        RemoteTestKit.await("the legitimate flow is answered", Duration.ofSeconds(10), () -> answers.get() >= 50);
+        heapBefore = settledHeap();
+        directBefore = direct();
+    }
+
+    @AfterAll
+    static void stop() {
+        sending.set(false);
+        REJECTIONS.removeHandler(CAPTURE);
+        kit.close();
+    }
+
+    private static long rejected(FrameRejection r) {
+        return beta.metrics().framesRejected(r);
+    }
+
+    private static RawPeer authed() throws IOException {
+        final RawPeer p = new RawPeer(port);
+        p.handshake("beta", SECRET, false);
+        assertThat(p.authReply).as("the handshake of an authenticated peer completes").isNotNull();
+        return p;
+    }
+
+    private static void expectClosedAndCounted(RawPeer p, FrameRejection reason, long before) throws IOException {
+        assertThat(p.closedByServer()).as("the node closed the connection after " + reason).isTrue();
+        RemoteTestKit.await(reason + " counted", Duration.ofSeconds(5), () -> rejected(reason) == before + 1);
+    }
+
+    private static String betaPath(String name) {
+        return beta.address() + name;
+    }
+
+    private static long deadLetters(DeadLetterReason reason) {
+        return beta.system().deadLetters().count(reason);
+    }
+
+    // ---------------------------------------------------------------- paths (finding 1)
+
+    @Test
+    @Order(1)
+    void aSixtyKilobytePathIsRefusedBeforeParsing() throws IOException {
+        final long before = rejected(FrameRejection.PATH_TOO_LONG);
+        try (RawPeer p = authed()) {
+            p.send(BadInputTest.advertise(1, betaPath("user/" + "a".repeat(60_000))));
+            expectClosedAndCounted(p, FrameRejection.PATH_TOO_LONG, before);
+        }
+    }
+
+    @Test
+    @Order(2)
+    void aPathDeeperThanTheLimitIsRefused() throws IOException {
+        final long before = rejected(FrameRejection.PATH_TOO_LONG);
+        try (RawPeer p = authed()) {
+            p.send(BadInputTest.advertise(1, betaPath("user" + "/a".repeat(20))));
+            expectClosedAndCounted(p, FrameRejection.PATH_TOO_LONG, before);
+        }
+    }
+
+    // ---------------------------------------------------------------- associations (finding 2)
+
+    @Test
+    @Order(3)
+    void associationsAreBoundedAndIdleOnesAreRemoved() throws Exception {
+        final long before = rejected(FrameRejection.ASSOCIATION_LIMIT);
+        final long buffersBefore = beta.metrics().outboundBufferBytes();
+        final List<RawPeer> peers = new ArrayList<>();
+        try {
+            for (int i = 0; i < 40 && rejected(FrameRejection.ASSOCIATION_LIMIT) == before; i++) {
+                final RawPeer p = new RawPeer(port);
+                peers.add(p);
+                p.handshake("beta", SECRET, false);
+            }
+            assertThat(rejected(FrameRejection.ASSOCIATION_LIMIT)).isGreaterThan(before);
+            assertThat(associations()).isLessThanOrEqualTo(16);
+            assertThat(peers.get(peers.size() - 1).authReply).as("the handshake over the limit was refused").isNull();
+            assertThat(beta.metrics().outboundBufferBytes()).as("no outbound buffer for peers this node never sent to")
+                .isEqualTo(buffersBefore);
+        } finally {
+            for (RawPeer p : peers) {
+                p.close();
+            }
+        }
+        // idle, no connection: removed after the grace period, and with them their metrics
+        RemoteTestKit.await("idle associations removed", Duration.ofSeconds(15), () -> associations() <= 1);
+        assertThat(beta.metrics().peers()).extracting(PeerMetrics::address)
+            .allMatch(a -> a.startsWith("alpha@") || a.equals(PeerMetrics.OTHER));
+    }
+
+    private static int associations() {
+        int n = 0;
+        for (AssociationState s : AssociationState.values()) {
+            n += beta.metrics().associations(s);
+        }
+        return n;
+    }
+
+    @Test
+    @Order(4)
+    void pathsOfOtherNodesInsideMessagesCreateNoState() throws IOException {
+        final int before = associations();
+        try (RawPeer p = authed()) {
+            for (int i = 1; i <= 200; i++) {
+                p.send(BadInputTest.advertise(i, "troupe://node" + i + "@127.0.0.1:" + (20_000 + i) + "/user/x"));
+            }
+            assertThat(p.stillOpenAfter(200)).isTrue();
+            assertThat(associations()).as("only the peer's own association is new").isEqualTo(before + 1);
+        }
+    }
+
+    // ---------------------------------------------------------------- backpressure (finding 3)
+
+    @Test
+    @Order(5)
+    void aHeartbeatFloodFromAPeerThatDoesNotReadPausesTheConnection() throws Exception {
+        final long pausesBefore = beta.metrics().inboundReadPauses();
+        final RawPeer p = authed();
+        final byte[] chunk = new byte[13 * 1000];
+        final byte[] hb = BadInputTestFrames.heartbeat();
+        for (int i = 0; i < 1000; i++) {
+            System.arraycopy(hb, 0, chunk, i * 13, 13);
+        }
+        final Thread flood = new Thread(() -> {
+            try {
+                for (int i = 0; i < 400; i++) { // 400,000 heartbeats, 5.2 MB, never reading a reply
+                    p.out.write(chunk);
+                }
+            } catch (IOException closed) {
+                // the test closes the socket once the pause is seen
+            }
+        }, "heartbeat-flood");
+        flood.setDaemon(true);
+        flood.start();
+        RemoteTestKit.await("the flooded connection stops reading", Duration.ofSeconds(20),
+            () -> beta.metrics().inboundReadPauses() > pausesBefore);
+        p.close();
+        flood.join(10_000);
+        assertThat(flood.isAlive()).isFalse();
+    }
+
+    // ---------------------------------------------------------------- sequence and acks (finding 11)
+
+    @Test
+    @Order(6)
+    void aSystemSequenceGapAndAFirstSeqOfLongMaxAreRefused() throws IOException {
+        long before = rejected(FrameRejection.INVALID_SEQUENCE);
+        try (RawPeer p = authed()) {
+            p.send(system(p, 1, Protocol.SYS_UNWATCH, "user/echo", "user/w"));
+            p.send(system(p, 3, Protocol.SYS_UNWATCH, "user/echo", "user/w"));
+            expectClosedAndCounted(p, FrameRejection.INVALID_SEQUENCE, before);
+        }
+        before = rejected(FrameRejection.INVALID_SEQUENCE);
+        try (RawPeer p = authed()) {
+            p.send(system(p, Long.MAX_VALUE, Protocol.SYS_UNWATCH, "user/echo", "user/w"));
+            expectClosedAndCounted(p, FrameRejection.INVALID_SEQUENCE, before);
+        }
+    }
+
+    private static byte[] system(RawPeer p, long seq, int kind, String watchee, String watcher) {
+        final String watcherPath = "troupe://" + p.system + "@" + p.host + ":" + p.port + "/" + watcher;
+        return RawPeer.frame(b -> Frames.writeSystem(b, seq, kind, betaPath(watchee), watcherPath, false));
+    }
+
+    @Test
+    @Order(7)
+    void anAckForASeqNeverSentIsRefused() throws Exception {
+        final long before = rejected(FrameRejection.INVALID_SEQUENCE);
+        try (RawServer server = new RawServer("acker", 0x7777_0001L, SECRET)) {
+            beta.actorRef(server.address() + "user/x", String.class).tell("hello");
+            try (RawServer.Conn c = server.next(10_000)) {
+                c.readFrame(Protocol.USER);
+                c.send(RawPeer.frame(b -> Frames.writeSystemAck(b, 999)));
+                RemoteTestKit.await("invalid-sequence counted", Duration.ofSeconds(5), () -> rejected(FrameRejection.INVALID_SEQUENCE) == before + 1);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- system-message state (finding 4)
+
+    @Test
+    @Order(8)
+    void systemMessagesAPeerNeverAcknowledgesQuarantineIt() throws Exception {
+        final long before = rejected(FrameRejection.QUARANTINED);
+        try (RawServer server = new RawServer("silent", 0x7777_0002L, SECRET)) {
+            beta.actorRef(server.address() + "user/t0", String.class).tell("first");
+            server.next(10_000); // connected, and from now on never acknowledges anything
+            final TestProbe<String> terminated = TestProbe.create(beta.system());
+            for (int i = 0; i < 40; i++) {
+                final ActorRef<String> target = beta.actorRef(server.address() + "user/t" + i, String.class);
+                beta.system().spawnAnonymous(Behaviors.<Void>setup(ctx -> {
+                    ctx.watch(target);
+                    return Behaviors.<Void>receiveSignal((c, s) -> {
+                        if (s instanceof Terminated) {
+                            terminated.ref().tell("terminated");
+                        }
+                        return Behaviors.same();
+                    });
+                }));
+            }
+            // the 33rd unacknowledged watch quarantines the node: every watcher hears Terminated
+            assertThat(terminated.receiveMessages(40, Duration.ofSeconds(10))).hasSize(40);
+            // a later message dials again, and the quarantined incarnation's handshake is refused
+            beta.actorRef(server.address() + "user/t0", String.class).tell("again");
+            RemoteTestKit.await("quarantined counted", Duration.ofSeconds(10), () -> rejected(FrameRejection.QUARANTINED) > before);
+        }
+    }
+
+    @Test
+    @Order(9)
+    void watchesAPeerHoldsOnLocalActorsAreBounded() throws IOException {
+        final long before = rejected(FrameRejection.WATCH_LIMIT);
+        try (RawPeer p = authed()) {
+            final ByteBuffer all = ByteBuffer.allocate(64 * 1024);
+            for (int i = 1; i <= 40; i++) {
+                all.put(system(p, i, Protocol.SYS_WATCH, "user/echo", "user/watcher" + i));
+            }
+            p.send(java.util.Arrays.copyOf(all.array(), all.position()));
+            expectClosedAndCounted(p, FrameRejection.WATCH_LIMIT, before);
+        }
+    }
+
+    // ---------------------------------------------------------------- identity (finding 5)
+
+    @Test
+    @Order(10)
+    void aPeerPosingAsTheLegitimateNodeIsFoundOutByDiallingTheAddress() throws Exception {
+        final PeerMetrics alphaSeen = peer("alpha@");
+        final long lostBefore = alphaSeen.nodesLost();
+        final long uidBefore = alphaSeen.peerUid();
+        final long before = rejected(FrameRejection.INVALID_IDENTITY);
+        try (RawPeer p = new RawPeer(port, null, "alpha", "127.0.0.1", alpha.address().port())) {
+            p.handshake("beta", SECRET, false);
+            assertThat(p.authReply).isNotNull(); // it knows the secret
+            p.send(RawPeer.frame(b -> Frames.writeClose(b, Protocol.CLOSE_SHUTDOWN))); // and says alpha is shutting down
+            assertThat(p.closedByServer()).isTrue();
+        }
+        RemoteTestKit.await("the impostor counted", Duration.ofSeconds(10), () -> rejected(FrameRejection.INVALID_IDENTITY) == before + 1);
+        RemoteTestKit.await("alpha reachable again", Duration.ofSeconds(10), () -> alphaSeen.state() == AssociationState.ACTIVE);
+        assertThat(alphaSeen.nodesLost()).as("the real alpha was never declared lost or restarted").isEqualTo(lostBefore);
+        assertThat(alphaSeen.peerUid()).isEqualTo(uidBefore);
+    }
+
+    private static PeerMetrics peer(String prefix) {
+        return beta.metrics().peers().stream().filter(x -> x.address().startsWith(prefix)).findFirst().orElseThrow();
+    }
+
+    @Test
+    @Order(11)
+    void identitiesNoHonestPeerClaimsAreRefused() throws IOException {
+        final long[] uids = {0, beta.system().uid()};
+        for (long uid : uids) {
+            final long before = rejected(FrameRejection.INVALID_IDENTITY);
+            try (RawPeer p = new RawPeer(port)) {
+                p.send(concat(RawPeer.frame(Frames::writeMagic), p.helloFrame("beta", Protocol.VERSION, uid)));
+                expectClosedAndCounted(p, FrameRejection.INVALID_IDENTITY, before);
+            }
+        }
+        final String[][] addresses = {{"beta", "127.0.0.1", Integer.toString(port)}, {"gamma", "evil\r\nhost", "1"}, {"gamma", "a/b", "1"}};
+        for (String[] a : addresses) {
+            final long before = rejected(FrameRejection.INVALID_IDENTITY);
+            try (RawPeer p = new RawPeer(port, null, a[0], a[1], Integer.parseInt(a[2]))) {
+                p.send(p.hello("beta", Protocol.VERSION));
+                expectClosedAndCounted(p, FrameRejection.INVALID_IDENTITY, before);
+            }
+        }
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        final byte[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
+    // ---------------------------------------------------------------- log injection (finding 10)
+
+    @Test
+    @Order(12)
+    void peerTextCannotForgeALogLine() throws IOException {
+        final long before = rejected(FrameRejection.WRONG_SYSTEM);
+        try (RawPeer p = new RawPeer(port)) {
+            p.send(p.hello("beta\r\nSEVERE: FAKE-LOG-LINE", Protocol.VERSION));
+            expectClosedAndCounted(p, FrameRejection.WRONG_SYSTEM, before);
+        }
+        assertThat(rejectionLines).extracting(LogRecord::getMessage).noneMatch(m -> m.indexOf('\n') >= 0 || m.indexOf('\r') >= 0);
+        assertThat(rejectionLines).extracting(LogRecord::getMessage)
+            .anyMatch(m -> m.contains("beta\\u000d\\u000aSEVERE: FAKE-LOG-LINE"));
+    }
+
+    // ---------------------------------------------------------------- connection slots (finding 9)
+
+    @Test
+    @Order(13)
+    void socketsThatNeverHandshakeCannotLockOutARealPeer() throws Exception {
+        final long before = rejected(FrameRejection.TOO_MANY_HANDSHAKES) + rejected(FrameRejection.TOO_MANY_CONNECTIONS);
+        final InetAddress other = InetAddress.getByName("127.0.0.2");
+        final List<Socket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < 300; i++) {
+                final Socket s = new Socket(InetAddress.getByName("127.0.0.1"), port, other, 0);
+                s.getOutputStream().write(RawPeer.frame(Frames::writeMagic)); // and nothing more, ever
+                sockets.add(s);
+            }
+            RemoteTestKit.await("refusals counted", Duration.ofSeconds(10), () ->
+                rejected(FrameRejection.TOO_MANY_HANDSHAKES) + rejected(FrameRejection.TOO_MANY_CONNECTIONS) >= before + 296);
+            try (RawPeer real = authed()) { // from 127.0.0.1, while 127.0.0.2 holds its share
+                assertThat(real.stillOpenAfter(100)).isTrue();
+            }
+        } finally {
+            for (Socket s : sockets) {
+                s.close();
+            }
+        }
+        RemoteTestKit.await("pending handshakes released", Duration.ofSeconds(10), () -> beta.metrics().pendingHandshakes() == 0);
+    }
+
+    // ---------------------------------------------------------------- addressing and types (finding 7)
+
+    @Test
+    @Order(14)
+    void aMessageOfTheWrongTypeIsDroppedAndTheActorKeepsRunning() throws IOException {
+        final long before = rejected(FrameRejection.TYPE_MISMATCH);
+        final long deadBefore = deadLetters(DeadLetterReason.TYPE_MISMATCH);
+        try (RawPeer p = authed()) {
+            p.send(BadInputTest.advertise(1, betaPath("user/strings")));
+            p.send(BadInputTest.user(1, BuiltInSerializers.INTEGER_ID, 0, new byte[] {0, 0, 0, 42}));
+            p.send(BadInputTest.userString(1, BuiltInSerializers.STRING_ID, "after the integer"));
+            RemoteTestKit.await("the string after it delivered", Duration.ofSeconds(5), () -> strings.contains("after the integer"));
+            assertThat(p.stillOpenAfter(100)).as("a per-message rejection keeps the connection").isTrue();
+        }
+        assertThat(rejected(FrameRejection.TYPE_MISMATCH)).isEqualTo(before + 1);
+        assertThat(deadLetters(DeadLetterReason.TYPE_MISMATCH)).isEqualTo(deadBefore + 1);
+        assertThat(strings).doesNotContain(42);
+    }
+
+    @Test
+    @Order(15)
+    void onlyPublishedActorsAreAddressable() throws IOException {
+        final long deadBefore = deadLetters(DeadLetterReason.UNKNOWN_RECIPIENT);
+        try (RawPeer p = authed()) {
+            final String[] paths = {"user", "user/hidden", "temp/$a", "system", ""};
+            for (int i = 0; i < paths.length; i++) {
+                p.send(BadInputTest.advertise(i + 1, betaPath(paths[i])));
+                p.send(BadInputTest.userString(i + 1, BuiltInSerializers.STRING_ID, "to " + paths[i]));
+            }
+            RemoteTestKit.await("all five dead letters", Duration.ofSeconds(5),
+                () -> deadLetters(DeadLetterReason.UNKNOWN_RECIPIENT) >= deadBefore + paths.length);
+        }
+        assertThat(hidden).isEmpty();
+    }
+
+    @Test
+    @Order(16)
+    void theNodeDoesNotRelayToOtherNodes() throws IOException {
+        final long deadBefore = deadLetters(DeadLetterReason.UNKNOWN_RECIPIENT);
+        try (RawPeer p = authed()) {
+            p.send(BadInputTest.advertise(1, alpha.address() + "user/inbox"));
+            p.send(BadInputTest.userString(1, BuiltInSerializers.STRING_ID, "relay me"));
+            RemoteTestKit.await("dead letter", Duration.ofSeconds(5), () -> deadLetters(DeadLetterReason.UNKNOWN_RECIPIENT) == deadBefore + 1);
+        }
+        assertThat(alphaInbox).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- errors contained (finding 8)
+
+    @Test
+    @Order(17)
+    void anUnexpectedErrorClosesOnlyThatConnectionOnceAndNothingAfterItIsProcessed() throws IOException {
+        final long before = rejected(FrameRejection.INTERNAL_ERROR);
+        final int sunkBefore = sunk.size();
+        try (RawPeer p = authed()) {
+            p.send(concat(concat(BadInputTest.advertise(1, betaPath("user/sink")), BadInputTest.user(1, 150, 0, new byte[] {0, 0, 0, 1})),
+                BadInputTest.userString(1, BuiltInSerializers.STRING_ID, "after the error")));
+            expectClosedAndCounted(p, FrameRejection.INTERNAL_ERROR, before);
+        }
+        assertThat(sunk).hasSize(sunkBefore);
+    }
+
+    // ---------------------------------------------------------------- Jackson (finding 12)
+
+    @Test
+    @Order(18)
+    void anUnadvertisedRefInsideAJsonMessageClosesTheConnection() throws IOException {
+        final long before = rejected(FrameRejection.MALFORMED_FRAME);
+        try (RawPeer p = authed()) {
+            p.send(BadInputTest.advertise(1, betaPath("user/sink")));
+            p.send(BadInputTest.advertise(2, Protocol.KIND_MANIFEST, Greeting.class.getName()));
+            p.send(BadInputTest.user(1, JacksonSerializer.DEFAULT_ID, 2,
+                "{\"text\":\"x\",\"numbers\":[],\"replyTo\":999}".getBytes(StandardCharsets.UTF_8)));
+            expectClosedAndCounted(p, FrameRejection.MALFORMED_FRAME, before);
+        }
+    }
+
+    @Test
+    @Order(19)
+    void aNestedClassNameTypeIdOffTheAllowListIsNotInstantiated() throws IOException {
+        final long deadBefore = deadLetters(DeadLetterReason.SERIALIZATION_FAILED);
+        final int sunkBefore = sunk.size();
+        try (RawPeer p = authed()) {
+            p.send(BadInputTest.advertise(1, betaPath("user/sink")));
+            p.send(BadInputTest.advertise(2, Protocol.KIND_MANIFEST, dev.troupe.remote.json.Envelope.class.getName()));
+            p.send(BadInputTest.user(1, JacksonSerializer.DEFAULT_ID, 2,
+                "{\"payload\":{\"@class\":\"java.util.concurrent.atomic.AtomicLong\",\"value\":5}}".getBytes(StandardCharsets.UTF_8)));
+            p.send(BadInputTest.user(1, JacksonSerializer.DEFAULT_ID, 2,
+                ("{\"payload\":{\"@class\":\"" + Greeting.class.getName() + "\",\"text\":\"ok\",\"numbers\":[1]}}").getBytes(StandardCharsets.UTF_8)));
+            RemoteTestKit.await("the allowed one delivered", Duration.ofSeconds(5), () -> sunk.size() == sunkBefore + 1);
+            assertThat(p.stillOpenAfter(100)).isTrue();
+        }
+        assertThat(deadLetters(DeadLetterReason.SERIALIZATION_FAILED)).isEqualTo(deadBefore + 1);
+        assertThat(((dev.troupe.remote.json.Envelope) sunk.get(sunkBefore)).payload()).isInstanceOf(Greeting.class);
+    }
+
+    @Test
+    @Order(20)
+    void aBuiltInPayloadOfTheWrongLengthIsADeserializationFailure() throws IOException {
+        final long deadBefore = deadLetters(DeadLetterReason.SERIALIZATION_FAILED);
+        try (RawPeer p = authed()) {
+            p.send(BadInputTest.advertise(1, betaPath("user/sink")));
+            p.send(BadInputTest.user(1, BuiltInSerializers.LONG_ID, 0, new byte[] {1}));
+            RemoteTestKit.await("dead letter", Duration.ofSeconds(5), () -> deadLetters(DeadLetterReason.SERIALIZATION_FAILED) == deadBefore + 1);
+            assertThat(p.stillOpenAfter(100)).isTrue();
+        }
+    }
+
+    // ---------------------------------------------------------------- compression and framing (findings 2, 6)
+
+    @Test
+    @Order(21)
+    void compressionIdsAboveTheLimitAreRefused() throws IOException {
+        final long before = rejected(FrameRejection.COMPRESSION_LIMIT);
+        try (RawPeer p = authed()) {
+            p.send(BadInputTest.advertise(2000, betaPath("user/sink")));
+            expectClosedAndCounted(p, FrameRejection.COMPRESSION_LIMIT, before);
+        }
+    }
+
+    @Test
+    @Order(22)
+    void framesOverOneKibibyteInTheSameWriteAsAuthAreAccepted() throws IOException {
+        final int sunkBefore = sunk.size();
+        try (RawPeer p = new RawPeer(port)) {
+            final byte[] hello = p.hello("beta", Protocol.VERSION);
+            p.send(hello);
+            final byte[] reply = p.readFrame();
+            final byte[] proof = new Hmac(SECRET).clientProof(java.util.Arrays.copyOfRange(hello, 8, hello.length), reply);
+            // AUTH, then at once a 2 KiB ADVERTISE and a message, in one write (without waiting for AUTH_REPLY)
+            p.send(concat(concat(RawPeer.frame(b -> Frames.writeAuth(b, proof)), BadInputTest.advertise(1, betaPath("user/" + "n".repeat(2000)))),
+                BadInputTest.userString(1, BuiltInSerializers.STRING_ID, "behind auth")));
+            RemoteTestKit.await("delivered", Duration.ofSeconds(5), () -> sunk.size() == sunkBefore + 1);
+            assertThat(sunk.get(sunkBefore)).isEqualTo("behind auth");
+        }
+    }
+
+    @Test
+    @Order(23)
+    void aReplyRefSentOutAcceptsOnlyItsDeclaredClass() throws IOException {
+        // alpha's counter went out inside every Ping as an ActorRef<Pong>: a String to it is refused on alpha
+        final long before = alpha.metrics().framesRejected(FrameRejection.TYPE_MISMATCH);
+        final long answersBefore = answers.get();
+        try (RawPeer p = new RawPeer(alpha.address().port())) {
+            p.handshake("alpha", SECRET, false);
+            assertThat(p.authReply).isNotNull();
+            p.send(BadInputTest.advertise(1, alpha.address() + "user/counter"));
+            p.send(BadInputTest.userString(1, BuiltInSerializers.STRING_ID, "not a Pong"));
+            RemoteTestKit.await("type-mismatch counted on alpha", Duration.ofSeconds(5),
+                () -> alpha.metrics().framesRejected(FrameRejection.TYPE_MISMATCH) == before + 1);
+        }
+        // the counter did not stop: the legitimate answers keep arriving
+        RemoteTestKit.await("answers after it", Duration.ofSeconds(5), () -> answers.get() > answersBefore + 10);
+    }
+
+    // ---------------------------------------------------------------- the legitimate peer, and memory
+
+    @Test
+    @Order(100)
+    void theLegitimatePeerLostNothingAndMemoryStayedBounded() throws Exception {
+        sending.set(false);
+        sender.join(5_000);
+        final long total = sent.get();
+        RemoteTestKit.await("every request of the legitimate peer answered", Duration.ofSeconds(20), () -> answers.get() == total);
+        synchronized (answered) {
+            assertThat(answered.cardinality()).isEqualTo((int) total);
+        }
+        assertThat(peer("alpha@").nodesLost()).isZero();
+        System.out.println("legitimate peer: " + total + " requests during the suite, all answered once");
+
+        try {
+            RemoteTestKit.await("idle associations of the hostile peers removed", Duration.ofSeconds(30), () -> associations() <= 1);
+        } catch (AssertionError e) {
+            final StringBuilder left = new StringBuilder();
+            for (PeerMetrics p : beta.metrics().peers()) {
+                left.append(' ').append(p.address()).append('/').append(p.state()).append('/').append(p.outboundQueuedBytes());
+            }
+            throw new AssertionError(e.getMessage() + "; left:" + left, e);
+        }
+        final long heapGrowth = settledHeap() - heapBefore;
+        final long directGrowth = direct() - directBefore;
+        System.out.printf("growth across the suite: heap %+d KiB, direct %+d KiB%n", heapGrowth / 1024, directGrowth / 1024);
+        assertThat(heapGrowth).as("heap growth").isLessThan((long) MEMORY_BOUND_MIB << 20);
+        assertThat(directGrowth).as("direct memory growth").isLessThan((long) MEMORY_BOUND_MIB << 20);
+    }
+
+    private static long settledHeap() {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        final Runtime r = Runtime.getRuntime();
+        return r.totalMemory() - r.freeMemory();
+    }
+
+    static long direct() {
+        long n = PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory();
+        for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            if (b.getName().equals("direct")) {
+                n += b.getMemoryUsed();
+            }
+        }
+        return n;
+    }
+
+    /** Frames built once. */
+    static final class BadInputTestFrames {
+        private BadInputTestFrames() {
+        }
+
+        static byte[] heartbeat() {
+            return RawPeer.frame(b -> Frames.writeHeartbeat(b, 1));
+        }
+    }
+}
