@@ -536,6 +536,21 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
     }
 
     @Override
+    public int mailboxSize() {
+        return size();
+    }
+
+    @Override
+    public int mailboxCapacity() {
+        return capacity();
+    }
+
+    @Override
+    public boolean isTerminated() {
+        return isDead();
+    }
+
+    @Override
     public boolean equals(Object o) {
         return this == o;
     }

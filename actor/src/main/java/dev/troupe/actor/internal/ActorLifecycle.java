@@ -222,7 +222,7 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
         signalQuietly(PostStop.instance());
         cell.terminated(cell.runtime.stopReason());
         // Count the stop before anyone hears of it, so a watcher that saw Terminated sees the
-        // counters agree; draining answers pending watches with Terminated, so it comes after.
+        // counters agree (watches still queued are answered with Terminated later in this turn).
         cell.countStopped();
         // Drain before telling the watchers and the parent: the system's termination future completes
         // once the parents have heard from their children, and by then every queued message must be counted.

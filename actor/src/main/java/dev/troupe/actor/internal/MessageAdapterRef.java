@@ -45,6 +45,22 @@ final class MessageAdapterRef<U> implements InternalActorRef<U> {
         return true;
     }
 
+    /** Adapted messages wait in the actor's own mailbox. */
+    @Override
+    public int mailboxSize() {
+        return cell.size();
+    }
+
+    @Override
+    public int mailboxCapacity() {
+        return cell.capacity();
+    }
+
+    @Override
+    public boolean isTerminated() {
+        return cell.isDead();
+    }
+
     @Override
     public String toString() {
         return "ActorRef(" + path + ")";

@@ -23,6 +23,27 @@ public interface InternalActorRef<T> extends ActorRef<T> {
     boolean isLocal();
 
     /**
+     * For backpressure from a transport: how full the actor's mailbox is. Read-only, approximate,
+     * any thread, allocation-free.
+     *
+     * @return the messages waiting in this actor's mailbox, or -1 for a ref without a mailbox in
+     *         this JVM (remote refs, probes, adapters, ask promises)
+     */
+    default int mailboxSize() {
+        return -1;
+    }
+
+    /** @return the bound of this actor's mailbox; 0 when unbounded or when the ref has none here */
+    default int mailboxCapacity() {
+        return 0;
+    }
+
+    /** @return whether the actor is known to have terminated (false for a ref that cannot tell) */
+    default boolean isTerminated() {
+        return false;
+    }
+
+    /**
      * @param ref a ref made by the runtime or by a module built on this SPI
      * @param <T> the message type
      * @return the same ref, as the runtime sees it
