@@ -8,7 +8,8 @@ import java.lang.invoke.VarHandle;
  * thread running the actor, which the cell's scheduling status makes exclusive). Offer
  * happens-before the poll that returns the message; messages of one producer come out in the
  * order it offered them. Offer is lock-free but for the short window in which the ring is
- * being replaced (producers spin then, as in JCTools); poll is wait-free for the consumer.
+ * being replaced (producers spin then, as in JCTools); poll never blocks, but spins for a slot
+ * a producer has claimed and not yet written (a window of a few instructions).
  * {@link #size()} is approximate under concurrent use.
  *
  * <h2>The ring</h2>
