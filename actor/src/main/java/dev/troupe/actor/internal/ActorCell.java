@@ -49,7 +49,7 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
     private static final VarHandle STATUS;
     private static final VarHandle SYSTEM_HEAD;
     private static final VarHandle CHILDREN;
-    private static final VarHandle PATH;
+    private static final VarHandle NAME_OR_PATH;
 
     static {
         try {
@@ -57,7 +57,7 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
             STATUS = l.findVarHandle(ActorCell.class, "status", int.class);
             SYSTEM_HEAD = l.findVarHandle(ActorCell.class, "systemHead", SystemNode.class);
             CHILDREN = l.findVarHandle(ActorCell.class, "children", Children.class);
-            PATH = l.findVarHandle(ActorCell.class, "path", ActorPath.class);
+            NAME_OR_PATH = l.findVarHandle(ActorCell.class, "nameOrPath", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -85,12 +85,14 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
     final SystemRuntime runtime;
     /** The parent; null for the root guardian. */
     final ActorCell<?> parent;
-    /** The last element of the path. */
-    final String name;
     /** The incarnation id in the path. */
     final long uid;
-    /** Built on first use (see {@link #path()}); given at once for the root. */
-    private volatile ActorPath path;
+    /**
+     * The name (the path's last element) until the path is built on first use (see
+     * {@link #path()}), then the path, which holds the name: one field for both. The root's is its
+     * path from the start.
+     */
+    private volatile Object nameOrPath;
     final Dispatcher dispatcher;
     /**
      * The initial {@link Behavior} until the first turn, then the {@link ActorLifecycle} made
@@ -133,7 +135,7 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
         super(mailboxBound, mailboxInitialCapacity);
         this.runtime = runtime;
         this.parent = parent;
-        this.name = name;
+        this.nameOrPath = name;
         this.uid = uid;
         this.dispatcher = dispatcher;
         this.view = tracked ? new ActorMetricsView(this) : null;
@@ -148,7 +150,7 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
     static ActorCell<Object> createRoot(SystemRuntime runtime, ActorPath rootPath) {
         final ActorCell<Object> root = new ActorCell<>(runtime, null, rootPath.name(), 0, runtime.dispatchers.defaultDispatcher(), 0,
             16, false, guardianBehavior());
-        root.path = rootPath;
+        root.nameOrPath = rootPath;
         return root;
     }
 
@@ -519,15 +521,21 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
 
     @Override
     public ActorPath path() {
-        final ActorPath p = path;
-        return p != null ? p : buildPath();
+        final Object p = nameOrPath;
+        return p instanceof ActorPath ? (ActorPath) p : buildPath((String) p);
+    }
+
+    /** @return the actor's name, the last element of its path */
+    String name() {
+        final Object p = nameOrPath;
+        return p instanceof ActorPath ? ((ActorPath) p).name() : (String) p;
     }
 
     /** The first ask for the path builds it (and its ancestors') once; racing threads agree on one. */
-    private ActorPath buildPath() {
+    private ActorPath buildPath(String name) {
         final ActorPath built = parent.path().child(name, uid);
-        final ActorPath raced = (ActorPath) PATH.compareAndExchange(this, null, built);
-        return raced == null ? built : raced;
+        final Object raced = NAME_OR_PATH.compareAndExchange(this, name, built);
+        return raced == name ? built : (ActorPath) raced;
     }
 
     @Override

@@ -190,7 +190,7 @@ final class Children {
      * @throws IllegalArgumentException if it is not a child of the owner
      */
     void stop(ActorRef<?> ref) {
-        final ActorCell<?> child = ref instanceof ActorCell ? get(((ActorCell<?>) ref).name) : null;
+        final ActorCell<?> child = ref instanceof ActorCell ? get(((ActorCell<?>) ref).name()) : null;
         if (child == null || child != ref) {
             throw new IllegalArgumentException("only children of " + owner.path() + " can be stopped this way, not " + ref.path()
                 + " (an actor stops itself by returning Behaviors.stopped())");
@@ -218,7 +218,7 @@ final class Children {
         synchronized (this) {
             final Table t = table;
             final int mask = t.cells.length - 1;
-            final int h = hash(child.name);
+            final int h = hash(child.name());
             for (int i = h & mask; ; i = (i + 1) & mask) {
                 final Object c = t.cells[i];
                 if (c == null) {
@@ -269,7 +269,7 @@ final class Children {
             if (c == null) {
                 return null;
             }
-            if (hashes[i] == h && c instanceof ActorCell && ((ActorCell<?>) c).name.equals(name)) {
+            if (hashes[i] == h && c instanceof ActorCell && ((ActorCell<?>) c).name().equals(name)) {
                 return (ActorCell<?>) c;
             }
         }
@@ -364,7 +364,7 @@ final class Children {
         }
         final Object[] cells = t.cells;
         final int mask = cells.length - 1;
-        final int h = hash(child.name);
+        final int h = hash(child.name());
         int free = -1;
         for (int i = h & mask; ; i = (i + 1) & mask) {
             final Object c = cells[i];
@@ -378,7 +378,7 @@ final class Children {
                 if (free < 0) {
                     free = i;
                 }
-            } else if (t.hashes[i] == h && ((ActorCell<?>) c).name.equals(child.name)) {
+            } else if (t.hashes[i] == h && ((ActorCell<?>) c).name().equals(child.name())) {
                 return false;
             }
         }
