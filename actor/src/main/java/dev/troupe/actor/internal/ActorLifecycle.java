@@ -29,16 +29,13 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
 
     private static final System.Logger LOG = System.getLogger(ActorCell.class.getName());
 
-    private final ActorCell<T> cell;
-    /** Created on first use. */
+    /** Created on first use; also keeps why the actor stopped, if it failed. */
     private DeathWatch deathWatch;
-    /** Why the actor is stopping, or null for a normal stop; told to its watchers. */
-    private Throwable failureCause;
 
-    ActorLifecycle(ActorCell<T> cell, Behavior<T> initialBehavior) {
+    ActorLifecycle(ActorCell<T> owner, Behavior<T> initialBehavior) {
         super(initialBehavior);
-        this.cell = cell;
-        final ActorContextImpl<T> ctx = new ActorContextImpl<>(cell);
+        // The cell is reached through the context: one reference fewer in an object every actor has.
+        final ActorContextImpl<T> ctx = new ActorContextImpl<>(owner);
         this.context = ctx;
         ctx.interpreter(this);
     }
@@ -47,7 +44,7 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
     DeathWatch deathWatch() {
         DeathWatch d = deathWatch;
         if (d == null) {
-            d = new DeathWatch(cell);
+            d = new DeathWatch(cell());
             deathWatch = d;
         }
         return d;
@@ -104,8 +101,8 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
 
     @Override
     public void onWatch(Watch watch) {
-        if (cell.isDead()) {
-            DeathWatch.answerWhenDead(cell, watch);
+        if (cell().isDead()) {
+            DeathWatch.answerWhenDead(cell(), watch);
         } else {
             deathWatch().onWatch(watch);
         }
@@ -113,27 +110,27 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
 
     @Override
     public void onUnwatch(Unwatch unwatch) {
-        if (!cell.isDead() && deathWatch != null) {
+        if (!cell().isDead() && deathWatch != null) {
             deathWatch.onUnwatch(unwatch);
         }
     }
 
     @Override
     public void onDeathWatchNotification(DeathWatchNotification notification) {
-        if (!cell.isDead()) {
+        if (!cell().isDead()) {
             watchedTerminated(notification.actor(), notification.failure(), false);
         }
     }
 
     @Override
     public void onRuntimeMessage(RuntimeSystemMessage message) {
-        if (!cell.isDead()) {
+        if (!cell().isDead()) {
             ((CellMessage) message).applyTo(this);
         }
     }
 
     private void watchedTerminated(InternalActorRef<?> actor, Throwable failure, boolean isChild) {
-        if (cell.state() >= ActorCell.TERMINATING) {
+        if (cell().state() >= ActorCell.TERMINATING) {
             return;
         }
         final Object watched = deathWatch == null ? null : deathWatch.watchedTerminated(actor);
@@ -161,10 +158,10 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
 
     /** The first turn: runs the initial behavior's setup; a failure goes to supervision. */
     void create() {
-        if (cell.state() != ActorCell.NEW) {
+        if (cell().state() != ActorCell.NEW) {
             return;
         }
-        cell.state(ActorCell.RUNNING);
+        cell().state(ActorCell.RUNNING);
         try {
             if (start()) {
                 stop(null);
@@ -176,13 +173,13 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
 
     /** {@code ChildTerminated}: a child has fully stopped. */
     void childTerminated(ActorCell<?> child, Throwable failure) {
-        final Children children = cell.children();
+        final Children children = cell().children();
         children.remove(child);
         watchedTerminated(child, failure, true);
         if (!children.isEmpty()) {
             return;
         }
-        final int s = cell.state();
+        final int s = cell().state();
         if (s == ActorCell.TERMINATING) {
             finishTermination();
         } else if (s == ActorCell.RESTARTING) {
@@ -193,7 +190,7 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
     /** {@code RestartAfterBackoff}: the pause is over, unless a newer failure started another. */
     void restartAfterBackoff(int generation) {
         final Supervision s = supervisionOrNull();
-        if (cell.state() == ActorCell.SUSPENDED && s != null && s.isCurrentBackoff(generation)) {
+        if (cell().state() == ActorCell.SUSPENDED && s != null && s.isCurrentBackoff(generation)) {
             restart();
         }
     }
@@ -204,13 +201,15 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
      * @param cause the failure that stops the actor, or null
      */
     void stop(Throwable cause) {
-        if (cell.state() >= ActorCell.TERMINATING) {
+        if (cell().state() >= ActorCell.TERMINATING) {
             return;
         }
-        cell.state(ActorCell.TERMINATING);
-        failureCause = cause;
+        cell().state(ActorCell.TERMINATING);
+        if (cause != null) {
+            deathWatch().failureCause = cause;
+        }
         context.cancelIncarnation();
-        final Children children = cell.childrenOrNull();
+        final Children children = cell().childrenOrNull();
         if (children == null || children.isEmpty()) {
             finishTermination();
         } else {
@@ -219,6 +218,7 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
     }
 
     private void finishTermination() {
+        final ActorCell<T> cell = cell();
         signalQuietly(PostStop.instance());
         cell.terminated(cell.runtime.stopReason());
         // Count the stop before anyone hears of it, so a watcher that saw Terminated sees the
@@ -227,7 +227,7 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
         // Drain before telling the watchers and the parent: the system's termination future completes
         // once the parents have heard from their children, and by then every queued message must be counted.
         cell.drainToDeadLetters();
-        final Throwable cause = failureCause;
+        final Throwable cause = deathWatch == null ? null : deathWatch.failureCause;
         if (deathWatch != null) {
             deathWatch.terminated(cause);
         }
@@ -245,17 +245,17 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
     // =====================================================================================
 
     private void handleFailure(Throwable t) {
-        if (cell.state() >= ActorCell.TERMINATING) {
-            LOG.log(System.Logger.Level.ERROR, "actor " + cell.path() + " failed while stopping", t);
+        if (cell().state() >= ActorCell.TERMINATING) {
+            LOG.log(System.Logger.Level.ERROR, "actor " + cell().path() + " failed while stopping", t);
             return;
         }
         final Supervision s = supervisionOrNull();
         if (s == null) {
-            LOG.log(System.Logger.Level.ERROR, "actor " + cell.path() + " failed; stopping", t);
+            LOG.log(System.Logger.Level.ERROR, "actor " + cell().path() + " failed; stopping", t);
             stop(t);
             return;
         }
-        switch (s.decide(cell.path(), t, hasBehavior())) {
+        switch (s.decide(cell().path(), t, hasBehavior())) {
             case RESUME:
                 return;
             case RESTART:
@@ -264,8 +264,8 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
                 return;
             case BACKOFF:
                 signalQuietly(PreRestart.instance());
-                cell.state(ActorCell.SUSPENDED);
-                cell.runtime.timers.schedule(new BackoffTask(cell, s.nextBackoffGeneration()), System.nanoTime() + s.backoffPauseNanos());
+                cell().state(ActorCell.SUSPENDED);
+                cell().runtime.timers.schedule(new BackoffTask(cell(), s.nextBackoffGeneration()), System.nanoTime() + s.backoffPauseNanos());
                 return;
             default:
                 stop(t);
@@ -275,11 +275,11 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
     /** Stops the children, then starts again from the initial behavior; the mailbox is kept. */
     private void restart() {
         context.cancelIncarnation();
-        final Children children = cell.childrenOrNull();
+        final Children children = cell().childrenOrNull();
         if (children == null || children.isEmpty()) {
             finishRestart();
         } else {
-            cell.state(ActorCell.RESTARTING);
+            cell().state(ActorCell.RESTARTING);
             children.stopAll();
         }
     }
@@ -289,7 +289,7 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
         if (s != null) {
             s.clearStrategies();
         }
-        cell.state(ActorCell.RUNNING);
+        cell().state(ActorCell.RUNNING);
         try {
             if (start()) {
                 stop(null);
@@ -301,7 +301,7 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
             if (now != null && now.strategyFor(t) instanceof SupervisorStrategy.Backoff) {
                 handleFailure(t);
             } else {
-                LOG.log(System.Logger.Level.ERROR, "actor " + cell.path() + " failed in setup while restarting; stopping", t);
+                LOG.log(System.Logger.Level.ERROR, "actor " + cell().path() + " failed in setup while restarting; stopping", t);
                 stop(t);
             }
         }
@@ -314,7 +314,7 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
 
     /** @return the actor's cell */
     ActorCell<T> cell() {
-        return cell;
+        return context.cell();
     }
 
     /** Timer entry that ends a backoff pause. */

@@ -22,6 +22,8 @@ final class DeathWatch {
     private final ActorCell<?> self;
     private HashSet<InternalActorRef<?>> watchers;
     private HashMap<InternalActorRef<?>, Object> watching;
+    /** Why the actor is stopping, if it failed (told to its watchers and its parent); null for a normal stop. */
+    Throwable failureCause;
 
     DeathWatch(ActorCell<?> self) {
         this.self = self;
