@@ -13,6 +13,11 @@ public enum DeadLetterReason {
     MAILBOX_FULL("mailbox-full"),
     /** The recipient's behavior did not handle the message. */
     UNHANDLED("unhandled"),
+    /**
+     * The message is not of the class the recipient's behavior accepts
+     * ({@code Behaviors.receive(Class)}); only an unchecked cast or a raw ref can send one.
+     */
+    WRONG_TYPE("wrong-type"),
     /** The application was shutting down and the message was not processed in time. */
     SHUTDOWN("shutdown"),
     /** A reply arrived after its ask had timed out, or a request was not sent to another node because its ask had timed out. */

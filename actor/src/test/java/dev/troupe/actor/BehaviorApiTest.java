@@ -159,7 +159,7 @@ class BehaviorApiTest {
             assertThat(x.recipient()).isEqualTo(empty.path());
             final dev.troupe.actor.metrics.ActorMetrics ignoring = testKit.system().metrics().trackedActors().stream()
                 .filter(a -> a.path().equals(ignore.path())).findFirst().orElseThrow();
-            Conditions.await(Duration.ofSeconds(5), () -> ignoring.messagesProcessed() == 1);
+            ActorTestKit.awaitAssert(Duration.ofSeconds(5), () -> assertThat(ignoring.messagesProcessed()).isEqualTo(1));
             assertThat(unhandled).isEmpty();
         }
         assertThat(testKit.system().deadLetters().count(DeadLetterReason.UNHANDLED)).isEqualTo(before + 1);

@@ -77,7 +77,8 @@ class DispatchAndStressTest {
             assertThat(outOfOrder.get()).isZero();
             assertThat(kit.system().deadLetters().total()).isZero();
             // Dispatcher counters are published at the end of each turn: allow the last turns to finish.
-            Conditions.await(Duration.ofSeconds(10), () -> kit.system().metrics().messagesProcessed() >= received.get());
+            ActorTestKit.awaitAssert(Duration.ofSeconds(10),
+                () -> assertThat(kit.system().metrics().messagesProcessed()).isGreaterThanOrEqualTo(received.get()));
         } finally {
             kit.shutdownTestKit();
         }
@@ -282,7 +283,7 @@ class DispatchAndStressTest {
         }
         final var done = kit.system().shutdown(Duration.ofMillis(100)).toCompletableFuture();
         // The drain gave up and termination began: only then may the actor go on.
-        Conditions.await(Duration.ofSeconds(10), kit.system()::isTerminating);
+        ActorTestKit.awaitAssert(Duration.ofSeconds(10), () -> assertThat(kit.system().isTerminating()).isTrue());
         gate.countDown();
         done.get(20, TimeUnit.SECONDS);
         final long dead = kit.system().deadLetters().count(DeadLetterReason.SHUTDOWN);

@@ -1,6 +1,7 @@
 package dev.troupe.actor.internal;
 
 import dev.troupe.actor.ActorPath;
+import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.DeadLetterReason;
@@ -289,11 +290,23 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
      * anything else that must happen once per turn rather than per message) belongs in
      * {@link #beginSample} and {@link #endTurn}, never inside {@link #processMailbox}.
      *
-     * @param thread the dispatcher thread, or null when run inline
+     * @param thread the dispatcher thread, or null when run on another thread (a virtual
+     *        dispatcher's turn, or inline after shutdown): then the caller keeps the turn's counts
+     * @return the number of user messages the turn processed
      */
-    void run(DispatcherThread thread) {
+    int run(DispatcherThread thread) {
         final long waitStart = scheduledAt;
         final long start = beginSample(waitStart);
+        // Logging context: once per turn, and only when an MDC adapter that keeps values is bound.
+        final ActorMdc mdc = runtime.mdc;
+        ActorMdc.Previous mdcBefore = null;
+        if (mdc != null) {
+            if (thread != null) {
+                mdc.enter(thread, path());
+            } else {
+                mdcBefore = mdc.enterElsewhere(path());
+            }
+        }
         int n = 0;
         if (state == NEW) {
             firstTurn();
@@ -308,7 +321,11 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
             drainTerminated();
         }
         endTurn(thread, n, start, waitStart);
+        if (mdcBefore != null) {
+            mdcBefore.restore();
+        }
         release();
+        return n;
     }
 
     /** @return the sample's start time, or 0 when this turn is not sampled */
@@ -509,10 +526,10 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
         return (ActorLifecycle<T>) actor;
     }
 
-    /** @return the class name of the current behavior (of the initial one before the first turn); any thread */
+    /** @return the name of the class that defined the current behavior (the initial one before the first turn); any thread */
     String behaviorName() {
         final Object a = actor;
-        return a instanceof ActorLifecycle ? ((ActorLifecycle<?>) a).behaviorName() : a.getClass().getName();
+        return a instanceof ActorLifecycle ? ((ActorLifecycle<?>) a).behaviorName() : BehaviorNames.definingClassName((Behavior<?>) a);
     }
 
     // =====================================================================================
@@ -541,6 +558,11 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
     @Override
     public boolean isLocal() {
         return true;
+    }
+
+    @Override
+    public ActorSystem system() {
+        return runtime.system();
     }
 
     @Override

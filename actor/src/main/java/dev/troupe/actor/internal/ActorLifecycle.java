@@ -33,11 +33,15 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
     private DeathWatch deathWatch;
 
     ActorLifecycle(ActorCell<T> owner, Behavior<T> initialBehavior) {
-        super(initialBehavior);
-        // The cell is reached through the context: one reference fewer in an object every actor has.
-        final ActorContextImpl<T> ctx = new ActorContextImpl<>(owner);
-        this.context = ctx;
-        ctx.interpreter(this);
+        // The context is the interpreter's host; the cell is reached through it (one reference
+        // fewer in an object every actor has).
+        super(new ActorContextImpl<>(owner), initialBehavior);
+        ctx().interpreter(this);
+    }
+
+    /** @return the actor's context, the interpreter's host */
+    private ActorContextImpl<T> ctx() {
+        return (ActorContextImpl<T>) host;
     }
 
     /** @return the death watch, created on first use */
@@ -208,7 +212,7 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
         if (cause != null) {
             deathWatch().failureCause = cause;
         }
-        context.cancelIncarnation();
+        ctx().cancelIncarnation();
         final Children children = cell().childrenOrNull();
         if (children == null || children.isEmpty()) {
             finishTermination();
@@ -274,7 +278,7 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
 
     /** Stops the children, then starts again from the initial behavior; the mailbox is kept. */
     private void restart() {
-        context.cancelIncarnation();
+        ctx().cancelIncarnation();
         final Children children = cell().childrenOrNull();
         if (children == null || children.isEmpty()) {
             finishRestart();
@@ -309,12 +313,12 @@ final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMe
 
     /** @return the name of the class that defines the current behavior */
     String behaviorName() {
-        return behaviorClass().getName();
+        return definingClassName();
     }
 
     /** @return the actor's cell */
     ActorCell<T> cell() {
-        return context.cell();
+        return ctx().cell();
     }
 
     /** Timer entry that ends a backoff pause. */

@@ -3,7 +3,7 @@ package dev.troupe.actor.internal;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behaviors;
-import dev.troupe.actor.Conditions;
+import dev.troupe.actor.testkit.ActorTestKit;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -39,19 +39,19 @@ class MailboxTrimTest {
                 ref.tell(i);
             }
             gate.countDown();
-            Conditions.await(Duration.ofSeconds(60), () -> processed.get() == BACKLOG + 1);
+            ActorTestKit.awaitAssert(Duration.ofSeconds(60), () -> assertThat(processed.get()).isEqualTo(BACKLOG + 1));
             // The backlog grew the ring: the last one the consumer is left on is at least 2^18 slots
             // (2^19 when the whole backlog was queued before the actor went on), 1 to 2 MiB of
             // references (compressed oops) held by one idle actor.
             final int grown = cell.ringCapacity();
             assertThat(grown).isGreaterThanOrEqualTo(1 << 18);
             // About a second after the queue was found empty, the check finds no message since and drops the ring.
-            Conditions.await(Duration.ofSeconds(10 + TimeUnit.NANOSECONDS.toSeconds(Mailbox.TRIM_INTERVAL_NANOS)),
-                () -> cell.ringCapacity() == 0);
+            ActorTestKit.awaitAssert(Duration.ofSeconds(10 + TimeUnit.NANOSECONDS.toSeconds(Mailbox.TRIM_INTERVAL_NANOS)),
+                () -> assertThat(cell.ringCapacity()).isZero());
             assertThat(cell.size()).isZero();
             // The actor works on: the next message gets a ring of the initial size.
             ref.tell(-1);
-            Conditions.await(Duration.ofSeconds(10), () -> processed.get() == BACKLOG + 2);
+            ActorTestKit.awaitAssert(Duration.ofSeconds(10), () -> assertThat(processed.get()).isEqualTo(BACKLOG + 2));
             assertThat(cell.ringCapacity()).isEqualTo(system.settings().defaultMailbox().initialCapacity());
         } finally {
             gate.countDown();
