@@ -340,6 +340,17 @@ public final class ActorPath implements Comparable<ActorPath> {
         if (parent == null) {
             return address.rootText;
         }
+        if (parent.parent == null) {
+            return address.rootText.concat(name);
+        }
+        // A live actor's parent has usually rendered its text already (its log lines, its turns'
+        // logging context): then one concatenation, with no intermediate garbage. Only a text
+        // already there is used, so rendering never makes an ancestor keep a text of its own and
+        // stays linear in the path's length (a deep path parsed from outside renders in one pass).
+        final String parentText = parent.text;
+        if (parentText != null) {
+            return parentText + "/" + name;
+        }
         int length = address.rootText.length() + depth - 1;
         for (ActorPath p = this; p.parent != null; p = p.parent) {
             length += p.name.length();
