@@ -217,6 +217,8 @@ public final class ActorPath implements Comparable<ActorPath> {
     /**
      * @param childName the child's name
      * @return the path of a child of this path, with uid 0
+     * @throws InvalidActorNameException if the name is empty or contains '/', '@', '#', '?',
+     *         whitespace or a control character
      */
     public ActorPath child(String childName) {
         return new ActorPath(address, this, validateElement(childName), 0);
@@ -226,6 +228,8 @@ public final class ActorPath implements Comparable<ActorPath> {
      * @param childName the child's name
      * @param childUid the incarnation id of the child
      * @return the path of a child of this path
+     * @throws InvalidActorNameException if the name is empty or contains '/', '@', '#', '?',
+     *         whitespace or a control character
      */
     public ActorPath child(String childName, long childUid) {
         return new ActorPath(address, this, validateElement(childName), childUid);
@@ -336,6 +340,17 @@ public final class ActorPath implements Comparable<ActorPath> {
         if (parent == null) {
             return address.rootText;
         }
+        if (parent.parent == null) {
+            return address.rootText.concat(name);
+        }
+        // A live actor's parent has usually rendered its text already (its log lines, its turns'
+        // logging context): then one concatenation, with no intermediate garbage. Only a text
+        // already there is used, so rendering never makes an ancestor keep a text of its own and
+        // stays linear in the path's length (a deep path parsed from outside renders in one pass).
+        final String parentText = parent.text;
+        if (parentText != null) {
+            return parentText + "/" + name;
+        }
         int length = address.rootText.length() + depth - 1;
         for (ActorPath p = this; p.parent != null; p = p.parent) {
             length += p.name.length();
@@ -365,10 +380,22 @@ public final class ActorPath implements Comparable<ActorPath> {
         return system;
     }
 
-    static String validateElement(String element) {
+    /**
+     * Checks a name for use as a path element (an actor's name), without building a path.
+     *
+     * @param element the name
+     * @return the name
+     * @throws InvalidActorNameException if the name is empty or contains '/', '@', '#', '?',
+     *         whitespace or a control character
+     */
+    public static String validatePathElement(String element) {
+        return validateElement(element);
+    }
+
+    private static String validateElement(String element) {
         final String problem = elementProblem(element);
         if (problem != null) {
-            throw new IllegalArgumentException(problem);
+            throw new InvalidActorNameException(problem);
         }
         return element;
     }
@@ -379,7 +406,11 @@ public final class ActorPath implements Comparable<ActorPath> {
         }
         for (int i = 0; i < element.length(); i++) {
             final char c = element.charAt(i);
-            if (c == '/' || c == '@' || c == '#' || c == '?' || Character.isWhitespace(c) || Character.isISOControl(c)) {
+            final boolean ok = c > ' ' && c < 0x7f
+                // Printable ASCII (every character of a typical name): only four are refused.
+                ? c != '/' && c != '@' && c != '#' && c != '?'
+                : !Character.isWhitespace(c) && !Character.isISOControl(c);
+            if (!ok) {
                 final String shown = element.length() <= 100 ? element : element.substring(0, 100) + "...";
                 return "invalid actor name '" + shown + "': must not contain '" + c + "'";
             }

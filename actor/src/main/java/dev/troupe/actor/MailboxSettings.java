@@ -5,9 +5,12 @@ package dev.troupe.actor;
  *
  * @param capacity 0 for an unbounded mailbox, else the most messages waiting; overflow
  *                 goes to dead letters as {@code mailbox-full}
- * @param initialCapacity for an unbounded mailbox, the size of its first ring; the ring doubles
- *                        when a backlog fills it and keeps its size, so a mailbox that has seen
- *                        its largest backlog allocates nothing more
+ * @param initialCapacity the size of a mailbox's first ring, allocated with its first message
+ *                        (for a bounded mailbox, at most its capacity rounded up to a power of
+ *                        two); the ring doubles when a backlog fills it, so a mailbox that has
+ *                        seen its largest backlog allocates nothing more, and it is given back
+ *                        once the backlog has drained and a check a second later finds the room
+ *                        unused (an actor whose bursts keep coming keeps a ring that holds them)
  */
 public record MailboxSettings(int capacity, int initialCapacity) {
 
@@ -25,7 +28,7 @@ public record MailboxSettings(int capacity, int initialCapacity) {
         }
     }
 
-    /** @return an unbounded mailbox starting with room for 16 messages */
+    /** @return an unbounded mailbox whose first ring, made with the first message, has room for 16 */
     public static MailboxSettings unbounded() {
         return new MailboxSettings(0, 16);
     }

@@ -149,4 +149,22 @@ class ActorPathTest {
         assertThat(ActorPath.parse(text)).isEqualTo(deep);
         assertThat(ActorPath.parse(text).hashCode()).isEqualTo(deep.hashCode());
     }
+
+    /** A child of a parent whose text is already rendered is one concatenation, with the same text. */
+    @Test
+    void aChildOfARenderedParentRendersTheSameTextInOneStep() {
+        final ActorPath spawner = ActorPath.root("idle").child("user").child("spawner");
+        final ActorPath unrendered = spawner.child("e1", 5);
+        assertThat(spawner.child("e0", 1).toString()).isEqualTo("troupe://idle/user/spawner/e0");
+        assertThat(spawner.toString()).isEqualTo("troupe://idle/user/spawner");
+        final ActorPath child = spawner.child("e1", 5);
+        final long before = allocated();
+        final String text = child.toString();
+        // The string and its bytes only: no builder, no array of names.
+        assertThat(allocated() - before).isLessThanOrEqualTo(24 + 16 + text.length() + 8);
+        assertThat(text).isEqualTo("troupe://idle/user/spawner/e1").isEqualTo(unrendered.toString());
+        assertThat(ActorPath.root("idle").child("user").toString()).isEqualTo("troupe://idle/user");
+        assertThat(ActorPath.root("idle", "10.0.0.1", 2552).child("user").child("a").toString())
+            .isEqualTo("troupe://idle@10.0.0.1:2552/user/a");
+    }
 }

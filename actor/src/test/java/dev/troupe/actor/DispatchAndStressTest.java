@@ -77,7 +77,7 @@ class DispatchAndStressTest {
             assertThat(outOfOrder.get()).isZero();
             assertThat(kit.system().deadLetters().total()).isZero();
             // Dispatcher counters are published at the end of each turn: allow the last turns to finish.
-            ActorTestKit.awaitAssert(Duration.ofSeconds(5),
+            ActorTestKit.awaitAssert(Duration.ofSeconds(10),
                 () -> assertThat(kit.system().metrics().messagesProcessed()).isGreaterThanOrEqualTo(received.get()));
         } finally {
             kit.shutdownTestKit();
@@ -90,13 +90,13 @@ class DispatchAndStressTest {
         try {
             final CountDownLatch gate = new CountDownLatch(1);
             final CountDownLatch started = new CountDownLatch(1);
-            final AtomicLong processed = new AtomicLong();
+            final CountDownLatch processed = new CountDownLatch(10);
             final ActorRef<String> ref = kit.spawn(Behaviors.receiveMessage(m -> {
                 if (m.equals("block")) {
                     started.countDown();
                     await(gate);
                 } else {
-                    processed.incrementAndGet();
+                    processed.countDown();
                 }
                 return Behaviors.same();
             }), "bounded", Props.empty().withBoundedMailbox(10));
@@ -109,7 +109,8 @@ class DispatchAndStressTest {
             assertThat(kit.system().deadLetters().recent()).hasSize(15)
                 .allSatisfy(d -> assertThat(d.reason()).isEqualTo(DeadLetterReason.MAILBOX_FULL));
             gate.countDown();
-            ActorTestKit.awaitAssert(Duration.ofSeconds(5), () -> assertThat(processed.get()).isEqualTo(10));
+            assertThat(processed.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(kit.system().deadLetters().count(DeadLetterReason.MAILBOX_FULL)).isEqualTo(15);
         } finally {
             kit.shutdownTestKit();
         }
@@ -166,7 +167,9 @@ class DispatchAndStressTest {
                 return Behaviors.same();
             }), "other");
             final CountDownLatch block = new CountDownLatch(1);
+            final CountDownLatch holding = new CountDownLatch(1);
             final ActorRef<String> gate = kit.spawn(Behaviors.receiveMessage(m -> {
+                holding.countDown();
                 await(block);
                 return Behaviors.same();
             }), "gate");
@@ -176,7 +179,7 @@ class DispatchAndStressTest {
             }), "busy");
             // Hold the only thread while both mailboxes fill, so both are queued before either runs.
             gate.tell("hold");
-            Thread.sleep(20);
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
             for (int i = 0; i < 10_000; i++) {
                 busy.tell(i);
             }
@@ -202,12 +205,15 @@ class DispatchAndStressTest {
         try {
             final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
             final AtomicLong bounces = new AtomicLong();
+            final CountDownLatch bouncing = new CountDownLatch(1);
             @SuppressWarnings("unchecked")
             final ActorRef<String>[] pair = new ActorRef[2];
             for (int i = 0; i < 2; i++) {
                 final int other = 1 - i;
                 pair[i] = kit.spawn(Behaviors.receiveMessage(m -> {
-                    bounces.incrementAndGet();
+                    if (bounces.incrementAndGet() == 10_000) {
+                        bouncing.countDown();
+                    }
                     if (running.get()) {
                         pair[other].tell(m);
                     }
@@ -220,7 +226,7 @@ class DispatchAndStressTest {
                 return Behaviors.same();
             }), "bystander");
             pair[0].tell("ball");
-            ActorTestKit.awaitAssert(Duration.ofSeconds(30), () -> assertThat(bounces.get()).isGreaterThanOrEqualTo(10_000));
+            assertThat(bouncing.await(10, TimeUnit.SECONDS)).as("the pair is bouncing").isTrue();
             bystander.tell("are you there");
             final boolean ok = served.await(10, TimeUnit.SECONDS);
             running.set(false);
@@ -234,8 +240,12 @@ class DispatchAndStressTest {
     void gracefulShutdownProcessesInFlightMessagesAndRejectsOutsideTells() throws Exception {
         final ActorTestKit kit = ActorTestKit.create("graceful");
         final AtomicLong processed = new AtomicLong();
+        final CountDownLatch gate = new CountDownLatch(1);
         final ActorRef<Integer> slow = kit.spawn(Behaviors.receiveMessage(m -> {
-            TimersTest.sleep(1);
+            if (m == 0) {
+                // The 199 others stay queued until the shutdown has begun: they are in flight.
+                await(gate);
+            }
             processed.incrementAndGet();
             return Behaviors.same();
         }), "slow");
@@ -244,6 +254,7 @@ class DispatchAndStressTest {
         }
         final var done = kit.system().shutdown(Duration.ofSeconds(10)).toCompletableFuture();
         slow.tell(-1);
+        gate.countDown();
         done.get(20, TimeUnit.SECONDS);
         final DeadLetters dl = kit.system().deadLetters();
         assertThat(dl.count(DeadLetterReason.SHUTDOWN)).isEqualTo(1);
@@ -254,15 +265,27 @@ class DispatchAndStressTest {
     void gracefulShutdownTimeoutTurnsTheRestIntoShutdownDeadLetters() throws Exception {
         final ActorTestKit kit = ActorTestKit.create("graceful-timeout");
         final AtomicLong processed = new AtomicLong();
+        final CountDownLatch gate = new CountDownLatch(1);
         final ActorRef<Integer> slow = kit.spawn(Behaviors.receiveMessage(m -> {
-            TimersTest.sleep(5);
+            if (m == 0) {
+                // Still busy with the first message when the drain timeout passes.
+                await(gate);
+            } else {
+                // Slow work, not synchronization: each message takes at least 5 ms, so the 999
+                // behind the first outlast the few steps termination takes to reach this actor.
+                TimersTest.work(5);
+            }
             processed.incrementAndGet();
             return Behaviors.same();
         }), "slow");
         for (int i = 0; i < 1000; i++) {
             slow.tell(i);
         }
-        kit.system().shutdown(Duration.ofMillis(100)).toCompletableFuture().get(20, TimeUnit.SECONDS);
+        final var done = kit.system().shutdown(Duration.ofMillis(100)).toCompletableFuture();
+        // The drain gave up and termination began: only then may the actor go on.
+        ActorTestKit.awaitAssert(Duration.ofSeconds(10), () -> assertThat(kit.system().isTerminating()).isTrue());
+        gate.countDown();
+        done.get(20, TimeUnit.SECONDS);
         final long dead = kit.system().deadLetters().count(DeadLetterReason.SHUTDOWN);
         assertThat(dead).isPositive();
         assertThat(processed.get() + dead).isEqualTo(1000);

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -210,12 +211,14 @@ class LifecycleAndWatchTest {
     void terminateUnderLoadLosesNothingSilently() throws Exception {
         final ActorTestKit kit = ActorTestKit.create("terminate-load");
         final java.util.concurrent.atomic.AtomicLong processed = new java.util.concurrent.atomic.AtomicLong();
+        final CountDownLatch underway = new CountDownLatch(1000);
         final int actors = 8;
         @SuppressWarnings("unchecked")
         final ActorRef<Integer>[] refs = new ActorRef[actors];
         for (int i = 0; i < actors; i++) {
             refs[i] = kit.spawn(Behaviors.receiveMessage(m -> {
                 processed.incrementAndGet();
+                underway.countDown();
                 return Behaviors.same();
             }), "load-" + i);
         }
@@ -230,7 +233,8 @@ class LifecycleAndWatchTest {
             });
             threads[p].start();
         }
-        Thread.sleep(5);
+        // Terminate while the load is underway: the first thousand messages have been processed.
+        assertThat(underway.await(10, TimeUnit.SECONDS)).isTrue();
         final CompletableFuture<Void> done = kit.system().terminate().toCompletableFuture();
         for (Thread t : threads) {
             t.join(30_000);

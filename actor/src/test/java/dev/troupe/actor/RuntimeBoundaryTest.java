@@ -184,4 +184,34 @@ class RuntimeBoundaryTest {
         assertThat(heard.poll(3, TimeUnit.SECONDS)).isEqualTo("terminated " + actor.path().name());
         assertThat(heard).isEmpty();
     }
+    /**
+     * A metrics view is not a ref: what a scrape gets from {@code trackedActors()} or
+     * {@code forEachActor} cannot be cast into something that sends to, or runs, the actor. A
+     * tracked actor keeps one view (meter registries key on it); a walk reuses one view per walk.
+     */
+    @Test
+    void aMetricsViewIsNotARef() {
+        final ActorRef<String> tracked = testKit.spawn(Behaviors.ignore(), "viewed", Props.empty().withMetrics());
+        final ActorRef<String> plain = testKit.spawn(Behaviors.ignore(), "walked");
+        final dev.troupe.actor.metrics.SystemMetrics metrics = testKit.system().metrics();
+        final dev.troupe.actor.metrics.ActorMetrics view = metrics.trackedActors().stream()
+            .filter(a -> a.path().equals(tracked.path())).findFirst().orElseThrow();
+        assertThat(view).isNotInstanceOf(ActorRef.class).isNotInstanceOf(SystemMessageHandler.class)
+            .isNotInstanceOf(ActorContext.class);
+        assertThat(metrics.trackedActors()).contains(view);
+        final Set<String> walked = new TreeSet<>();
+        final Set<Object> views = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        metrics.forEachActor(a -> {
+            assertThat(a).isNotInstanceOf(ActorRef.class).isNotInstanceOf(SystemMessageHandler.class);
+            walked.add(a.path().name());
+            views.add(a);
+            if (a.path().equals(tracked.path())) {
+                assertThat(a).isSameAs(view);
+            }
+        });
+        assertThat(walked).contains("viewed", "walked");
+        // Every untracked actor was seen through one reused view, plus the tracked actors' own views.
+        assertThat(views.size()).isLessThanOrEqualTo(1 + metrics.trackedActors().size());
+        assertThat(plain.path().name()).isEqualTo("walked");
+    }
 }

@@ -5,28 +5,28 @@ import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.DeadLetterReason;
-import dev.troupe.actor.metrics.ActorMetrics;
 import dev.troupe.actor.metrics.SystemMetrics;
 import dev.troupe.actor.spi.InternalActorRef;
 import dev.troupe.actor.spi.SystemMessage;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * A local actor as the rest of the world sees it: its ref, its mailboxes and its scheduling.
  * Everything that runs on the actor's thread (behavior, supervision, death watch, the context
- * handed to behaviors) lives in its {@link ActorLifecycle}; the children in {@link Children}.
+ * handed to behaviors) lives in its {@link ActorLifecycle}; the children in {@link Children},
+ * created with the first child.
  *
  * <h2>Scheduling</h2>
  * {@link #tell} offers to the mailbox and, if the cell's status was idle, CASes it to
  * scheduled and puts the cell itself on its dispatcher's run queue (no envelope, no
- * Runnable). The thread that takes it runs one turn ({@link #run}): system messages first,
- * then up to {@code throughput} user messages, then it sets the status idle and re-checks the
- * queues so that a message offered in between is not stranded. The status CAS makes the
- * running thread the mailbox's single consumer and gives happens-before from one turn to the
- * next, so the actor-thread state needs no further synchronization.
+ * Runnable). The thread that takes it runs one turn ({@link #run}): on the first turn the
+ * behavior's setup, then system messages, then up to {@code throughput} user messages, then it
+ * sets the status idle and re-checks the queues so that a message offered in between is not
+ * stranded. The status CAS makes the running thread the mailbox's single consumer and gives
+ * happens-before from one turn to the next, so the actor-thread state needs no further
+ * synchronization. A spawn schedules the new cell like a tell would: no message starts it.
  *
  * <h2>Lifecycle</h2>
  * One state machine, {@link #state}: NEW → RUNNING ⇄ SUSPENDED (supervision backoff) /
@@ -35,30 +35,39 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * it to turn messages to a stopped actor into dead letters, and a concurrent spawn reads it to
  * stop a child born while its parent stops. Once terminated, every message that arrives or is
  * still queued becomes a dead letter, and a watch is answered with a death-watch notification
- * at once.
+ * at once. The terminated state also carries the reason for those dead letters.
+ *
+ * <h2>Size</h2>
+ * One of these exists per actor, so every field counts. The cell extends its {@link Mailbox}
+ * (one object for the ref and its queue; no ring until the first message). A spawn allocates
+ * only this object: the path is built from the parent's, the name and the uid when first asked
+ * for, and the {@link ActorLifecycle} (also the behavior interpreter) with the context is made
+ * by the actor's first turn, on the actor's thread rather than the spawner's. Children, death
+ * watch, supervision, timers and per-actor metrics are created on first use.
  */
-public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
+final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
 
     private static final VarHandle STATUS;
-    private static final VarHandle PROCESSED;
-    private static final VarHandle PROC_NANOS;
-    private static final VarHandle PROC_SAMPLES;
+    private static final VarHandle SYSTEM_HEAD;
+    private static final VarHandle CHILDREN;
+    private static final VarHandle NAME_OR_PATH;
 
     static {
         try {
             final MethodHandles.Lookup l = MethodHandles.lookup();
             STATUS = l.findVarHandle(ActorCell.class, "status", int.class);
-            PROCESSED = l.findVarHandle(ActorCell.class, "processed", long.class);
-            PROC_NANOS = l.findVarHandle(ActorCell.class, "procNanos", long.class);
-            PROC_SAMPLES = l.findVarHandle(ActorCell.class, "procSamples", long.class);
+            SYSTEM_HEAD = l.findVarHandle(ActorCell.class, "systemHead", SystemNode.class);
+            CHILDREN = l.findVarHandle(ActorCell.class, "children", Children.class);
+            NAME_OR_PATH = l.findVarHandle(ActorCell.class, "nameOrPath", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    // ---- scheduling status ----
-    private static final int IDLE = 0;
+    // ---- scheduling status: bit 0 is set while scheduled; the bits above count the schedules ----
     private static final int SCHEDULED = 1;
+    /** From idle with count c (2c) to scheduled with count c + 1 (2c + 3). */
+    private static final int SCHEDULE = 3;
 
     // ---- lifecycle states, in order ----
     static final int NEW = 0;
@@ -66,55 +75,72 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
     static final int SUSPENDED = 2;
     static final int RESTARTING = 3;
     static final int TERMINATING = 4;
+    /** Terminated; the state is this plus the ordinal of the dead letters' reason. */
     static final int TERMINATED = 5;
+
+    private static final DeadLetterReason[] REASONS = DeadLetterReason.values();
 
     /** One turn in this many is timed for the metrics: two clock reads per sampled turn. */
     private static final int SAMPLE_MASK = 15;
 
     final SystemRuntime runtime;
+    /** The parent; null for the root guardian. */
     final ActorCell<?> parent;
-    private final ActorPath path;
+    /** The incarnation id in the path. */
+    final long uid;
+    /**
+     * The name (the path's last element) until the path is built on first use (see
+     * {@link #path()}), then the path, which holds the name: one field for both. The root's is its
+     * path from the start.
+     */
+    private volatile Object nameOrPath;
     final Dispatcher dispatcher;
-    private final Mailbox mailbox;
-    private final ConcurrentLinkedQueue<SystemMessage> systemQueue = new ConcurrentLinkedQueue<>();
-    final Children children;
-    final boolean tracked;
-    final boolean guardian;
-    private final DeadLettersImpl deadLetters;
-    /** The actor-thread side. */
-    private final ActorLifecycle<T> actor;
+    /**
+     * The initial {@link Behavior} until the first turn, then the {@link ActorLifecycle} made
+     * from it. Written once, by the actor's thread; other threads (metrics) read it racily and
+     * accept either (the lifecycle's fields they read are final or benignly stale).
+     */
+    private Object actor;
+    /** Per-actor meters; only for actors spawned with {@code Props.withMetrics()}, else null. */
+    final ActorMetricsView view;
+    /** Created with the first child (any thread may spawn under a guardian, hence the CAS). */
+    private volatile Children children;
+    /** System messages, newest first (a Treiber stack; the consumer takes all and reverses them). */
+    private volatile SystemNode systemHead;
 
+    /** See {@link #SCHEDULED}; written by producers' CAS and by the running thread's release. */
     private volatile int status;
     /** The lifecycle state; see the class comment for why it is volatile. Written by the actor thread only. */
     private volatile int state = NEW;
-    /** Why messages to this actor are dead letters once it has terminated; written before {@link #state}. */
-    private DeadLetterReason deadReason = DeadLetterReason.STOPPED;
 
     // ---- scheduling, written by the thread that won the status CAS ----
-    private int scheduleCount;
     private long scheduledAt;
     /** Messages processed earlier in the current turn; lets a receive-timeout check see activity not yet stamped. */
     private int turnMessages;
     /** Set by the context when the actor first sets a receive timeout; the turn loop stamps its activity. */
     ReceiveTimeout receiveTimeout;
 
-    // ---- per-actor metrics, tracked actors only; single writer at a time ----
-    private long processed;
-    private long procNanos;
-    private long procSamples;
-
-    ActorCell(SystemRuntime runtime, ActorCell<?> parent, ActorPath path, Dispatcher dispatcher, Mailbox mailbox,
-              boolean tracked, boolean guardian, Behavior<T> initialBehavior) {
+    /**
+     * @param runtime the system's runtime
+     * @param parent the parent, or null for the root
+     * @param name the name, already validated
+     * @param uid the incarnation id
+     * @param dispatcher the dispatcher
+     * @param mailboxBound the mailbox's bound, 0 for unbounded
+     * @param mailboxInitialCapacity the size of the mailbox's first ring
+     * @param tracked whether the actor has per-actor meters
+     * @param initialBehavior the behavior to start with
+     */
+    ActorCell(SystemRuntime runtime, ActorCell<?> parent, String name, long uid, Dispatcher dispatcher, int mailboxBound,
+              int mailboxInitialCapacity, boolean tracked, Behavior<T> initialBehavior) {
+        super(mailboxBound, mailboxInitialCapacity);
         this.runtime = runtime;
         this.parent = parent;
-        this.path = path;
+        this.nameOrPath = name;
+        this.uid = uid;
         this.dispatcher = dispatcher;
-        this.mailbox = mailbox;
-        this.tracked = tracked;
-        this.guardian = guardian;
-        this.deadLetters = runtime.deadLetters;
-        this.children = new Children(this);
-        this.actor = new ActorLifecycle<>(this, initialBehavior);
+        this.view = tracked ? new ActorMetricsView(this) : null;
+        this.actor = initialBehavior;
     }
 
     /**
@@ -123,22 +149,29 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
      * @return the root guardian, not yet started
      */
     static ActorCell<Object> createRoot(SystemRuntime runtime, ActorPath rootPath) {
-        return new ActorCell<>(runtime, null, rootPath, runtime.dispatchers.defaultDispatcher(), new UnboundedMailbox(16), false, true,
-            guardianBehavior());
+        final ActorCell<Object> root = new ActorCell<>(runtime, null, rootPath.name(), 0, runtime.dispatchers.defaultDispatcher(), 0,
+            16, false, guardianBehavior());
+        root.nameOrPath = rootPath;
+        return root;
     }
 
     static Behavior<Object> guardianBehavior() {
         return Behaviors.receive((ctx, msg) -> Behaviors.unhandled(), (ctx, signal) -> Behaviors.same());
     }
 
-    /** Starts a guardian. */
-    void startGuardian() {
-        sendSystem(CellMessage.Create.INSTANCE);
+    /** Starts the actor: its first turn runs the behavior's setup. */
+    void start() {
+        scheduleIfIdle();
     }
 
     /** Stops this actor from outside (system termination, {@code ActorSystem.stop}). */
     void stopSelf() {
         sendSystem(CellMessage.Terminate.INSTANCE);
+    }
+
+    /** @return whether this is the root, {@code /user} or {@code /system} */
+    boolean isGuardian() {
+        return parent == null || parent.parent == null;
     }
 
     // =====================================================================================
@@ -155,12 +188,16 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
 
     /** Marks the actor terminated: from now on tells are dead letters with {@code reason}. */
     void terminated(DeadLetterReason reason) {
-        deadReason = reason;
-        state = TERMINATED;
+        state = TERMINATED + reason.ordinal();
     }
 
     boolean isDead() {
-        return state == TERMINATED;
+        return state >= TERMINATED;
+    }
+
+    /** @return why messages to this terminated actor are dead letters */
+    private DeadLetterReason deadReason() {
+        return REASONS[Math.max(0, state - TERMINATED)];
     }
 
     // =====================================================================================
@@ -173,29 +210,29 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
             throw new NullPointerException("message must not be null");
         }
         // One volatile load of the cell's state and one of the system's phase; anything unusual goes slow.
-        if (state == TERMINATED || runtime.notRunning()) {
+        if (state >= TERMINATED || runtime.notRunning()) {
             tellSlow(message);
             return;
         }
-        if (!mailbox.offer(message)) {
-            deadLetters.publish(message, path, DeadLetterReason.MAILBOX_FULL);
+        if (!offer(message)) {
+            runtime.deadLetters.publish(message, path(), DeadLetterReason.MAILBOX_FULL);
             return;
         }
         scheduleIfIdle();
     }
 
     private void tellSlow(Object message) {
-        if (state == TERMINATED) {
-            deadLetters.publish(message, path, deadReason);
+        if (state >= TERMINATED) {
+            runtime.deadLetters.publish(message, path(), deadReason());
             return;
         }
         final DeadLetterReason rejected = runtime.rejectReason(runtime.isActorThread());
         if (rejected != null) {
-            deadLetters.publish(message, path, rejected);
+            runtime.deadLetters.publish(message, path(), rejected);
             return;
         }
-        if (!mailbox.offer(message)) {
-            deadLetters.publish(message, path, DeadLetterReason.MAILBOX_FULL);
+        if (!offer(message)) {
+            runtime.deadLetters.publish(message, path(), DeadLetterReason.MAILBOX_FULL);
             return;
         }
         scheduleIfIdle();
@@ -208,12 +245,12 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
      * @param message the message
      */
     void tellInternal(InternalMessage message) {
-        if (state == TERMINATED) {
-            deadLetters.publish(message.userMessage(), path, deadReason);
+        if (state >= TERMINATED) {
+            runtime.deadLetters.publish(message.userMessage(), path(), deadReason());
             return;
         }
-        if (!mailbox.offer(message)) {
-            deadLetters.publish(message.userMessage(), path, DeadLetterReason.MAILBOX_FULL);
+        if (!offer(message)) {
+            runtime.deadLetters.publish(message.userMessage(), path(), DeadLetterReason.MAILBOX_FULL);
             return;
         }
         scheduleIfIdle();
@@ -221,15 +258,21 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
 
     @Override
     public void sendSystem(SystemMessage message) {
-        systemQueue.offer(message);
+        final SystemNode node = new SystemNode(message);
+        SystemNode head;
+        do {
+            head = systemHead;
+            node.next = head;
+        } while (!SYSTEM_HEAD.compareAndSet(this, head, node));
         scheduleIfIdle();
     }
 
     private void scheduleIfIdle() {
         // Read first: when the actor is already scheduled (a busy actor under fan-in) the CAS is skipped.
-        if (status == IDLE && STATUS.compareAndSet(this, IDLE, SCHEDULED)) {
+        final int s = status;
+        if ((s & SCHEDULED) == 0 && STATUS.compareAndSet(this, s, s + SCHEDULE)) {
             // Exclusive until run() releases the status: plain writes are safe and published by the run queue.
-            scheduledAt = (++scheduleCount & SAMPLE_MASK) == 0 ? System.nanoTime() : 0;
+            scheduledAt = (((s + SCHEDULE) >>> 1) & SAMPLE_MASK) == 0 ? System.nanoTime() : 0;
             dispatcher.execute(this);
         }
     }
@@ -242,10 +285,10 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
      * Runs one turn. Called by the dispatcher thread that took the cell from the run queue,
      * or inline after the dispatcher shut down.
      *
-     * <p>The turn is: system messages, then a quantum of user messages, then the turn's
-     * bookkeeping, then release. Per-turn work (sampled timing today; anything else that must
-     * happen once per turn rather than per message) belongs in {@link #beginSample} and
-     * {@link #endTurn}, never inside {@link #processMailbox}.
+     * <p>The turn is: the setup (first turn only), system messages, then a quantum of user
+     * messages, then the turn's bookkeeping, then release. Per-turn work (sampled timing today;
+     * anything else that must happen once per turn rather than per message) belongs in
+     * {@link #beginSample} and {@link #endTurn}, never inside {@link #processMailbox}.
      *
      * @param thread the dispatcher thread, or null when run on another thread (a virtual
      *        dispatcher's turn, or inline after shutdown): then the caller keeps the turn's counts
@@ -259,20 +302,23 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
         ActorMdc.Previous mdcBefore = null;
         if (mdc != null) {
             if (thread != null) {
-                mdc.enter(thread, path);
+                mdc.enter(thread, path());
             } else {
-                mdcBefore = mdc.enterElsewhere(path);
+                mdcBefore = mdc.enterElsewhere(path());
             }
         }
         int n = 0;
-        if (!systemQueue.isEmpty()) {
+        if (state == NEW) {
+            firstTurn();
+        }
+        if (systemHead != null) {
             processSystemMessages();
         }
         if (state == RUNNING) {
             n = processMailbox();
         }
-        if (state == TERMINATED) {
-            drainToDeadLetters();
+        if (state >= TERMINATED) {
+            drainTerminated();
         }
         endTurn(thread, n, start, waitStart);
         if (mdcBefore != null) {
@@ -288,14 +334,14 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
     }
 
     private void endTurn(DispatcherThread thread, int n, long start, long waitStart) {
+        final ActorMetricsView v = view;
         if (thread != null) {
             thread.recordTurn(n);
             if (start != 0) {
                 final long end = System.nanoTime();
                 thread.recordSample(n, end - start, start - waitStart);
-                if (tracked) {
-                    PROC_NANOS.setRelease(this, procNanos + (end - start));
-                    PROC_SAMPLES.setRelease(this, procSamples + n);
+                if (v != null) {
+                    v.recordSample(n, end - start);
                 }
                 final SystemMetrics.ProcessingSampleListener l = runtime.metrics.listener;
                 if (l != null && n != 0) {
@@ -304,8 +350,8 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
             }
         }
         if (n != 0) {
-            if (tracked) {
-                PROCESSED.setRelease(this, processed + n);
+            if (v != null) {
+                v.recordProcessed(n);
             }
             // Receive timeout: one clock read per turn that processed messages, never one per message.
             final ReceiveTimeout rt = receiveTimeout;
@@ -316,33 +362,44 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
     }
 
     private void release() {
-        STATUS.setVolatile(this, IDLE);
+        final int s = status;
+        STATUS.setVolatile(this, s - SCHEDULED);
         // The volatile write above and the queue reads below are both sequentially consistent with a
         // producer's offer-then-CAS, so either the producer's CAS succeeds or we see its message here.
-        if (hasRunnableWork() && STATUS.compareAndSet(this, IDLE, SCHEDULED)) {
-            scheduledAt = (++scheduleCount & SAMPLE_MASK) == 0 ? System.nanoTime() : 0;
+        if (hasRunnableWork() && STATUS.compareAndSet(this, s - SCHEDULED, s - SCHEDULED + SCHEDULE)) {
+            scheduledAt = (((s - SCHEDULED + SCHEDULE) >>> 1) & SAMPLE_MASK) == 0 ? System.nanoTime() : 0;
             // Back of the shared queue: an actor with more work waits for the others' turns.
             dispatcher.executeFair(this);
         }
     }
 
     private boolean hasRunnableWork() {
-        if (!systemQueue.isEmpty()) {
+        if (systemHead != null) {
             return true;
         }
         final int s = state;
-        return (s == RUNNING || s == TERMINATED) && !mailbox.isEmpty();
+        return (s == RUNNING || s >= TERMINATED) && !isEmpty();
+    }
+
+    /** Makes the actor-thread side and runs the behavior's setup. */
+    @SuppressWarnings("unchecked")
+    private void firstTurn() {
+        final ActorLifecycle<T> a = new ActorLifecycle<>(this, (Behavior<T>) actor);
+        actor = a;
+        a.create();
     }
 
     private int processMailbox() {
-        final Mailbox mb = mailbox;
-        final ConcurrentLinkedQueue<SystemMessage> sys = systemQueue;
-        final ActorLifecycle<T> a = actor;
+        final ActorLifecycle<T> a = actor();
         final int throughput = dispatcher.throughput;
+        noteBacklog();
         int n = 0;
         while (n < throughput) {
-            final Object m = mb.poll();
+            final Object m = poll();
             if (m == null) {
+                if (trimCheckWanted()) {
+                    scheduleMailboxTrim();
+                }
                 break;
             }
             turnMessages = n++;
@@ -350,7 +407,7 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
             if (state != RUNNING) {
                 break;
             }
-            if (!sys.isEmpty()) {
+            if (systemHead != null) {
                 processSystemMessages();
                 if (state != RUNNING) {
                     break;
@@ -360,24 +417,40 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
         return n;
     }
 
+    /** Takes every queued system message, oldest first, until none is left. */
     private void processSystemMessages() {
-        final ActorLifecycle<T> a = actor;
-        SystemMessage m;
-        while ((m = systemQueue.poll()) != null) {
-            a.processSystemMessage(m);
+        final ActorLifecycle<T> a = actor();
+        SystemNode taken;
+        while ((taken = (SystemNode) SYSTEM_HEAD.getAndSet(this, null)) != null) {
+            // The stack holds them newest first: reverse, so each sender's messages keep their order.
+            SystemNode oldest = null;
+            while (taken != null) {
+                final SystemNode next = taken.next;
+                taken.next = oldest;
+                oldest = taken;
+                taken = next;
+            }
+            for (SystemNode node = oldest; node != null; node = node.next) {
+                a.processSystemMessage(node.message);
+            }
+        }
+    }
+
+    /** Once terminated: what is left in the mailbox becomes dead letters; system messages are still answered. */
+    private void drainTerminated() {
+        drainToDeadLetters();
+        if (systemHead != null) {
+            processSystemMessages();
         }
     }
 
     /** Turns what is left in the mailbox into dead letters; actor thread, once terminated. */
     void drainToDeadLetters() {
-        final DeadLetterReason reason = deadReason;
+        final DeadLetterReason reason = deadReason();
+        final ActorPath p = path();
         Object m;
-        while ((m = mailbox.poll()) != null) {
-            deadLetters.publish(m instanceof InternalMessage ? ((InternalMessage) m).userMessage() : m, path, reason);
-        }
-        SystemMessage s;
-        while ((s = systemQueue.poll()) != null) {
-            actor.processSystemMessage(s);
+        while ((m = poll()) != null) {
+            runtime.deadLetters.publish(m instanceof InternalMessage ? ((InternalMessage) m).userMessage() : m, p, reason);
         }
     }
 
@@ -388,21 +461,98 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
 
     /** Counts the actor's stop in the system's metrics (before anyone hears of it). */
     void countStopped() {
-        if (!guardian) {
+        if (!isGuardian()) {
             runtime.metrics.stopped.incrementAndGet();
-            if (tracked) {
-                runtime.metrics.tracked.remove(this);
+            if (view != null) {
+                runtime.metrics.tracked.remove(view);
             }
         }
     }
 
     // =====================================================================================
-    // ActorRef / ActorMetrics
+    // Giving a grown mailbox ring back
+    // =====================================================================================
+
+    /** Asks for a {@link Mailbox#trimCheck()} a {@link Mailbox#TRIM_INTERVAL_NANOS} from now (rare: only after the ring grew). */
+    private void scheduleMailboxTrim() {
+        runtime.timers.schedule(new MailboxTrimTimer(this), System.nanoTime() + Mailbox.TRIM_INTERVAL_NANOS);
+    }
+
+    /** {@code TrimMailbox}: the check, on the actor's thread. */
+    void trimMailbox() {
+        if (trimCheck()) {
+            scheduleMailboxTrim();
+        }
+    }
+
+    /** Ends the check period of a grown ring: tells the actor to check, through its system messages. */
+    private static final class MailboxTrimTimer extends TimerTask {
+        private final ActorCell<?> cell;
+
+        MailboxTrimTimer(ActorCell<?> cell) {
+            this.cell = cell;
+        }
+
+        @Override
+        long fire(long now) {
+            cell.sendSystem(CellMessage.TrimMailbox.INSTANCE);
+            return -1;
+        }
+    }
+
+    // =====================================================================================
+    // Children and the actor-thread side
+    // =====================================================================================
+
+    /** @return the children, created on first use; any thread */
+    Children children() {
+        final Children c = children;
+        if (c != null) {
+            return c;
+        }
+        final Children created = new Children(this);
+        final Children raced = (Children) CHILDREN.compareAndExchange(this, null, created);
+        return raced == null ? created : raced;
+    }
+
+    /** @return the children, or null if this actor never had one */
+    Children childrenOrNull() {
+        return children;
+    }
+
+    /** @return the actor-thread side; on the actor's thread, once the first turn has begun */
+    @SuppressWarnings("unchecked")
+    ActorLifecycle<T> actor() {
+        return (ActorLifecycle<T>) actor;
+    }
+
+    /** @return the name of the class that defined the current behavior (the initial one before the first turn); any thread */
+    String behaviorName() {
+        final Object a = actor;
+        return a instanceof ActorLifecycle ? ((ActorLifecycle<?>) a).behaviorName() : BehaviorNames.definingClassName((Behavior<?>) a);
+    }
+
+    // =====================================================================================
+    // ActorRef
     // =====================================================================================
 
     @Override
     public ActorPath path() {
-        return path;
+        final Object p = nameOrPath;
+        return p instanceof ActorPath ? (ActorPath) p : buildPath((String) p);
+    }
+
+    /** @return the actor's name, the last element of its path */
+    String name() {
+        final Object p = nameOrPath;
+        return p instanceof ActorPath ? ((ActorPath) p).name() : (String) p;
+    }
+
+    /** The first ask for the path builds it (and its ancestors') once; racing threads agree on one. */
+    private ActorPath buildPath(String name) {
+        final ActorPath built = parent.path().child(name, uid);
+        final Object raced = NAME_OR_PATH.compareAndExchange(this, name, built);
+        return raced == name ? built : (ActorPath) raced;
     }
 
     @Override
@@ -416,53 +566,18 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
     }
 
     @Override
-    public String dispatcherName() {
-        return dispatcher.name();
-    }
-
-    @Override
-    public String behaviorName() {
-        return actor.behaviorName();
-    }
-
-    @Override
     public int mailboxSize() {
-        return mailbox.size();
+        return size();
     }
 
     @Override
     public int mailboxCapacity() {
-        return mailbox.capacity();
+        return capacity();
     }
 
     @Override
-    public long messagesProcessed() {
-        return (long) PROCESSED.getAcquire(this);
-    }
-
-    @Override
-    public long processingNanos() {
-        return (long) PROC_NANOS.getAcquire(this);
-    }
-
-    @Override
-    public long processingSamples() {
-        return (long) PROC_SAMPLES.getAcquire(this);
-    }
-
-    @Override
-    public int childCount() {
-        return children.size();
-    }
-
-    @Override
-    public boolean tracked() {
-        return tracked;
-    }
-
-    @Override
-    public boolean alive() {
-        return state != TERMINATED;
+    public boolean isTerminated() {
+        return isDead();
     }
 
     @Override
@@ -477,6 +592,16 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
 
     @Override
     public String toString() {
-        return "ActorRef(" + path + ")";
+        return "ActorRef(" + path() + ")";
+    }
+
+    /** A node of the system-message stack: system messages are rare, so one small node each. */
+    private static final class SystemNode {
+        final SystemMessage message;
+        SystemNode next;
+
+        SystemNode(SystemMessage message) {
+            this.message = message;
+        }
     }
 }

@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
@@ -34,15 +35,13 @@ import java.util.function.Function;
 final class ActorContextImpl<T> implements ActorContext<T>, BehaviorHost<T> {
 
     private final ActorCell<T> cell;
-    private final DeathWatch deathWatch;
     private BehaviorInterpreter<T> interpreter;
     private TimerSchedulerImpl<T> timers;
     private HashMap<Class<?>, MessageAdapterRef<?>> adapters;
     private Logger log;
 
-    ActorContextImpl(ActorCell<T> cell, DeathWatch deathWatch) {
+    ActorContextImpl(ActorCell<T> cell) {
         this.cell = cell;
-        this.deathWatch = deathWatch;
     }
 
     void interpreter(BehaviorInterpreter<T> interpreter) {
@@ -94,38 +93,40 @@ final class ActorContextImpl<T> implements ActorContext<T>, BehaviorHost<T> {
 
     @Override
     public <U> ActorRef<U> spawn(Behavior<U> behavior, String name) {
-        return cell.children.spawn(behavior, Objects.requireNonNull(name, "name"), Props.empty());
+        return cell.children().spawn(behavior, Objects.requireNonNull(name, "name"), Props.empty());
     }
 
     @Override
     public <U> ActorRef<U> spawn(Behavior<U> behavior, String name, Props props) {
-        return cell.children.spawn(behavior, Objects.requireNonNull(name, "name"), props);
+        return cell.children().spawn(behavior, Objects.requireNonNull(name, "name"), props);
     }
 
     @Override
     public <U> ActorRef<U> spawnAnonymous(Behavior<U> behavior) {
-        return cell.children.spawn(behavior, null, Props.empty());
+        return cell.children().spawn(behavior, null, Props.empty());
     }
 
     @Override
     public <U> ActorRef<U> spawnAnonymous(Behavior<U> behavior, Props props) {
-        return cell.children.spawn(behavior, null, props);
+        return cell.children().spawn(behavior, null, props);
     }
 
     @Override
     public void stop(ActorRef<?> child) {
-        cell.children.stop(child);
+        cell.children().stop(child);
     }
 
     @Override
     public Collection<ActorRef<Void>> getChildren() {
-        return cell.children.live();
+        final Children c = cell.childrenOrNull();
+        return c == null ? List.of() : c.live();
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public Optional<ActorRef<Void>> getChild(String name) {
-        final ActorCell<?> c = cell.children.live(name);
+        final Children children = cell.childrenOrNull();
+        final ActorCell<?> c = children == null ? null : children.live(name);
         return c == null ? Optional.empty() : Optional.of((ActorRef<Void>) (ActorRef<?>) c);
     }
 
@@ -133,17 +134,17 @@ final class ActorContextImpl<T> implements ActorContext<T>, BehaviorHost<T> {
 
     @Override
     public void watch(ActorRef<?> other) {
-        deathWatch.watch(watchable(other), DeathWatch.SIGNAL);
+        cell.actor().deathWatch().watch(watchable(other), DeathWatch.SIGNAL);
     }
 
     @Override
     public void watchWith(ActorRef<?> other, T msg) {
-        deathWatch.watch(watchable(other), Objects.requireNonNull(msg, "msg"));
+        cell.actor().deathWatch().watch(watchable(other), Objects.requireNonNull(msg, "msg"));
     }
 
     @Override
     public void unwatch(ActorRef<?> other) {
-        deathWatch.unwatch(watchable(other));
+        cell.actor().deathWatch().unwatch(watchable(other));
     }
 
     private static InternalActorRef<?> watchable(ActorRef<?> ref) {

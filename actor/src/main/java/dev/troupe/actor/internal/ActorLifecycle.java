@@ -16,30 +16,42 @@ import dev.troupe.actor.spi.Unwatch;
 import dev.troupe.actor.spi.Watch;
 
 /**
- * The actor-thread side of a cell: it owns the behavior interpreter, the death watch and the
- * context, receives the system messages (each dispatches itself here) and drives the lifecycle
- * state machine of {@link ActorCell}: start, failure and supervision, restart, stop.
+ * The actor-thread side of a cell: on top of the behavior interpreter it extends, it owns the
+ * death watch and the context, receives the system messages (each dispatches itself here) and
+ * drives the lifecycle state machine of {@link ActorCell}: start, failure and supervision,
+ * restart, stop.
  *
  * <p>Actor thread only: the cell's turn loop is the only caller, and the cell's scheduling
- * status makes that thread exclusive.
+ * status makes that thread exclusive. The death watch is created when the actor first watches
+ * or is watched.
  */
-final class ActorLifecycle<T> implements SystemMessageHandler {
+final class ActorLifecycle<T> extends BehaviorInterpreter<T> implements SystemMessageHandler {
 
     private static final System.Logger LOG = System.getLogger(ActorCell.class.getName());
 
-    private final ActorCell<T> cell;
-    private final ActorContextImpl<T> context;
-    private final BehaviorInterpreter<T> interpreter;
-    private final DeathWatch deathWatch;
-    /** Why the actor is stopping, or null for a normal stop; told to its watchers. */
-    private Throwable failureCause;
+    /** Created on first use; also keeps why the actor stopped, if it failed. */
+    private DeathWatch deathWatch;
 
-    ActorLifecycle(ActorCell<T> cell, Behavior<T> initialBehavior) {
-        this.cell = cell;
-        this.deathWatch = new DeathWatch(cell);
-        this.context = new ActorContextImpl<>(cell, deathWatch);
-        this.interpreter = new BehaviorInterpreter<>(context, initialBehavior);
-        context.interpreter(interpreter);
+    ActorLifecycle(ActorCell<T> owner, Behavior<T> initialBehavior) {
+        // The context is the interpreter's host; the cell is reached through it (one reference
+        // fewer in an object every actor has).
+        super(new ActorContextImpl<>(owner), initialBehavior);
+        ctx().interpreter(this);
+    }
+
+    /** @return the actor's context, the interpreter's host */
+    private ActorContextImpl<T> ctx() {
+        return (ActorContextImpl<T>) host;
+    }
+
+    /** @return the death watch, created on first use */
+    DeathWatch deathWatch() {
+        DeathWatch d = deathWatch;
+        if (d == null) {
+            d = new DeathWatch(cell());
+            deathWatch = d;
+        }
+        return d;
     }
 
     // =====================================================================================
@@ -57,7 +69,7 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
         try {
             if (m instanceof InternalMessage) {
                 ((InternalMessage) m).deliver(this);
-            } else if (interpreter.receive((T) m)) {
+            } else if (receive((T) m)) {
                 stop(null);
             }
         } catch (Throwable t) {
@@ -73,7 +85,7 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
      */
     @SuppressWarnings("unchecked")
     void receiveUserMessage(Object m) throws Exception {
-        if (interpreter.receive((T) m)) {
+        if (receive((T) m)) {
             stop(null);
         }
     }
@@ -93,39 +105,39 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
 
     @Override
     public void onWatch(Watch watch) {
-        if (cell.isDead()) {
-            deathWatch.answerWhenDead(watch);
+        if (cell().isDead()) {
+            DeathWatch.answerWhenDead(cell(), watch);
         } else {
-            deathWatch.onWatch(watch);
+            deathWatch().onWatch(watch);
         }
     }
 
     @Override
     public void onUnwatch(Unwatch unwatch) {
-        if (!cell.isDead()) {
+        if (!cell().isDead() && deathWatch != null) {
             deathWatch.onUnwatch(unwatch);
         }
     }
 
     @Override
     public void onDeathWatchNotification(DeathWatchNotification notification) {
-        if (!cell.isDead()) {
+        if (!cell().isDead()) {
             watchedTerminated(notification.actor(), notification.failure(), false);
         }
     }
 
     @Override
     public void onRuntimeMessage(RuntimeSystemMessage message) {
-        if (!cell.isDead()) {
+        if (!cell().isDead()) {
             ((CellMessage) message).applyTo(this);
         }
     }
 
     private void watchedTerminated(InternalActorRef<?> actor, Throwable failure, boolean isChild) {
-        if (cell.state() >= ActorCell.TERMINATING) {
+        if (cell().state() >= ActorCell.TERMINATING) {
             return;
         }
-        final Object watched = deathWatch.watchedTerminated(actor);
+        final Object watched = deathWatch == null ? null : deathWatch.watchedTerminated(actor);
         if (watched == null) {
             return;
         }
@@ -136,7 +148,7 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
             }
             @SuppressWarnings("unchecked")
             final ActorRef<Void> ref = (ActorRef<Void>) actor;
-            if (interpreter.signal(isChild && failure != null ? new ChildFailed(ref, failure) : new Terminated(ref), actor)) {
+            if (signal(isChild && failure != null ? new ChildFailed(ref, failure) : new Terminated(ref), actor)) {
                 stop(null);
             }
         } catch (Throwable t) {
@@ -148,25 +160,30 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
     // Lifecycle
     // =====================================================================================
 
-    /** {@code Create}: runs the initial behavior's setup. */
+    /** The first turn: runs the initial behavior's setup; a failure goes to supervision. */
     void create() {
-        if (cell.state() != ActorCell.NEW) {
+        if (cell().state() != ActorCell.NEW) {
             return;
         }
-        cell.state(ActorCell.RUNNING);
-        if (interpreter.start()) {
-            stop(null);
+        cell().state(ActorCell.RUNNING);
+        try {
+            if (start()) {
+                stop(null);
+            }
+        } catch (Throwable t) {
+            handleFailure(t);
         }
     }
 
     /** {@code ChildTerminated}: a child has fully stopped. */
     void childTerminated(ActorCell<?> child, Throwable failure) {
-        cell.children.remove(child);
+        final Children children = cell().children();
+        children.remove(child);
         watchedTerminated(child, failure, true);
-        if (!cell.children.isEmpty()) {
+        if (!children.isEmpty()) {
             return;
         }
-        final int s = cell.state();
+        final int s = cell().state();
         if (s == ActorCell.TERMINATING) {
             finishTermination();
         } else if (s == ActorCell.RESTARTING) {
@@ -176,8 +193,8 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
 
     /** {@code RestartAfterBackoff}: the pause is over, unless a newer failure started another. */
     void restartAfterBackoff(int generation) {
-        final Supervision s = interpreter.supervisionOrNull();
-        if (cell.state() == ActorCell.SUSPENDED && s != null && s.isCurrentBackoff(generation)) {
+        final Supervision s = supervisionOrNull();
+        if (cell().state() == ActorCell.SUSPENDED && s != null && s.isCurrentBackoff(generation)) {
             restart();
         }
     }
@@ -188,30 +205,36 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
      * @param cause the failure that stops the actor, or null
      */
     void stop(Throwable cause) {
-        if (cell.state() >= ActorCell.TERMINATING) {
+        if (cell().state() >= ActorCell.TERMINATING) {
             return;
         }
-        cell.state(ActorCell.TERMINATING);
-        failureCause = cause;
-        context.cancelIncarnation();
-        if (cell.children.isEmpty()) {
+        cell().state(ActorCell.TERMINATING);
+        if (cause != null) {
+            deathWatch().failureCause = cause;
+        }
+        ctx().cancelIncarnation();
+        final Children children = cell().childrenOrNull();
+        if (children == null || children.isEmpty()) {
             finishTermination();
         } else {
-            cell.children.stopAll();
+            children.stopAll();
         }
     }
 
     private void finishTermination() {
-        interpreter.signalQuietly(PostStop.instance());
+        final ActorCell<T> cell = cell();
+        signalQuietly(PostStop.instance());
         cell.terminated(cell.runtime.stopReason());
         // Count the stop before anyone hears of it, so a watcher that saw Terminated sees the
-        // counters agree; draining answers pending watches with Terminated, so it comes after.
+        // counters agree (watches still queued are answered with Terminated later in this turn).
         cell.countStopped();
         // Drain before telling the watchers and the parent: the system's termination future completes
         // once the parents have heard from their children, and by then every queued message must be counted.
         cell.drainToDeadLetters();
-        final Throwable cause = failureCause;
-        deathWatch.terminated(cause);
+        final Throwable cause = deathWatch == null ? null : deathWatch.failureCause;
+        if (deathWatch != null) {
+            deathWatch.terminated(cause);
+        }
         if (cell.parent != null) {
             cell.parent.sendSystem(new CellMessage.ChildTerminated(cell, cause));
         }
@@ -226,27 +249,27 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
     // =====================================================================================
 
     private void handleFailure(Throwable t) {
-        if (cell.state() >= ActorCell.TERMINATING) {
-            LOG.log(System.Logger.Level.ERROR, "actor " + cell.path() + " failed while stopping", t);
+        if (cell().state() >= ActorCell.TERMINATING) {
+            LOG.log(System.Logger.Level.ERROR, "actor " + cell().path() + " failed while stopping", t);
             return;
         }
-        final Supervision s = interpreter.supervisionOrNull();
+        final Supervision s = supervisionOrNull();
         if (s == null) {
-            LOG.log(System.Logger.Level.ERROR, "actor " + cell.path() + " failed; stopping", t);
+            LOG.log(System.Logger.Level.ERROR, "actor " + cell().path() + " failed; stopping", t);
             stop(t);
             return;
         }
-        switch (s.decide(cell.path(), t, interpreter.hasBehavior())) {
+        switch (s.decide(cell().path(), t, hasBehavior())) {
             case RESUME:
                 return;
             case RESTART:
-                interpreter.signalQuietly(PreRestart.instance());
+                signalQuietly(PreRestart.instance());
                 restart();
                 return;
             case BACKOFF:
-                interpreter.signalQuietly(PreRestart.instance());
-                cell.state(ActorCell.SUSPENDED);
-                cell.runtime.timers.schedule(new BackoffTask(cell, s.nextBackoffGeneration()), System.nanoTime() + s.backoffPauseNanos());
+                signalQuietly(PreRestart.instance());
+                cell().state(ActorCell.SUSPENDED);
+                cell().runtime.timers.schedule(new BackoffTask(cell(), s.nextBackoffGeneration()), System.nanoTime() + s.backoffPauseNanos());
                 return;
             default:
                 stop(t);
@@ -255,33 +278,34 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
 
     /** Stops the children, then starts again from the initial behavior; the mailbox is kept. */
     private void restart() {
-        context.cancelIncarnation();
-        if (cell.children.isEmpty()) {
+        ctx().cancelIncarnation();
+        final Children children = cell().childrenOrNull();
+        if (children == null || children.isEmpty()) {
             finishRestart();
         } else {
-            cell.state(ActorCell.RESTARTING);
-            cell.children.stopAll();
+            cell().state(ActorCell.RESTARTING);
+            children.stopAll();
         }
     }
 
     private void finishRestart() {
-        final Supervision s = interpreter.supervisionOrNull();
+        final Supervision s = supervisionOrNull();
         if (s != null) {
             s.clearStrategies();
         }
-        cell.state(ActorCell.RUNNING);
+        cell().state(ActorCell.RUNNING);
         try {
-            if (interpreter.start()) {
+            if (start()) {
                 stop(null);
             }
         } catch (Throwable t) {
             // Setup failed again. A backoff strategy retries after its pause; anything else would
             // restart straight into the same failure, so the actor stops.
-            final Supervision now = interpreter.supervisionOrNull();
+            final Supervision now = supervisionOrNull();
             if (now != null && now.strategyFor(t) instanceof SupervisorStrategy.Backoff) {
                 handleFailure(t);
             } else {
-                LOG.log(System.Logger.Level.ERROR, "actor " + cell.path() + " failed in setup while restarting; stopping", t);
+                LOG.log(System.Logger.Level.ERROR, "actor " + cell().path() + " failed in setup while restarting; stopping", t);
                 stop(t);
             }
         }
@@ -289,12 +313,12 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
 
     /** @return the name of the class that defines the current behavior */
     String behaviorName() {
-        return interpreter.definingClassName();
+        return definingClassName();
     }
 
     /** @return the actor's cell */
     ActorCell<T> cell() {
-        return cell;
+        return ctx().cell();
     }
 
     /** Timer entry that ends a backoff pause. */

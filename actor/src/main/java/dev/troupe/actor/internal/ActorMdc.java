@@ -15,7 +15,7 @@ import org.slf4j.spi.MDCAdapter;
  * runtime keeps anyway (the system's name, the path's text, rendered once per path).
  *
  * <p><b>When the entries go.</b> On a dispatcher thread, the next turn overwrites them and they
- * are removed when the thread runs out of actors and parks: removing them after every turn and
+ * are removed when the thread runs out of actors (still idle after one park): removing them after every turn and
  * putting them back in the next would allocate map entries per turn in the usual adapters
  * (Logback's keeps a {@code HashMap} per thread: 64 bytes per turn for two keys), while
  * overwriting existing keys allocates nothing. Between two turns the thread runs only the

@@ -31,12 +31,18 @@ import java.util.function.Function;
  *
  * <p>Actor thread only. On the message path, a handler that returns {@code same()} or the
  * behavior itself costs two reference compares and allocates nothing.
+ *
+ * <p>An actor's {@link ActorLifecycle} extends this class: for a runtime actor the interpreter
+ * and the lifecycle are two rooms of the same actor-thread state, kept in one object so that an
+ * idle actor pays for one object header instead of two (fields layered through a class
+ * hierarchy, as JCTools and Agrona do). The test kit's driver is a plain instance.
  */
-final class BehaviorInterpreter<T> implements BehaviorDriver<T> {
+class BehaviorInterpreter<T> implements BehaviorDriver<T> {
 
     private static final int MAX_NESTING = 1000;
 
-    private final BehaviorHost<T> host;
+    /** For a runtime actor, its {@link ActorContextImpl}. */
+    final BehaviorHost<T> host;
     /** The host's context, read once: handed to the behavior with every message. */
     private final ActorContext<T> context;
     private final Behavior<T> initial;

@@ -13,21 +13,6 @@ abstract class CellMessage extends RuntimeSystemMessage {
      */
     abstract void applyTo(ActorLifecycle<?> actor);
 
-    /** Starts an actor: runs its initial behavior's setup on the actor's thread. */
-    static final class Create extends CellMessage {
-        static final Create INSTANCE = new Create();
-
-        @Override
-        void applyTo(ActorLifecycle<?> actor) {
-            actor.create();
-        }
-
-        @Override
-        public String toString() {
-            return "Create";
-        }
-    }
-
     /** Stops an actor: its children first, then {@code PostStop}. */
     static final class Terminate extends CellMessage {
         static final Terminate INSTANCE = new Terminate();
@@ -61,6 +46,21 @@ abstract class CellMessage extends RuntimeSystemMessage {
         @Override
         public String toString() {
             return "ChildTerminated(" + child.path() + ")";
+        }
+    }
+
+    /** The periodic check of a mailbox ring that grew: gives the room back if the actor no longer needs it. */
+    static final class TrimMailbox extends CellMessage {
+        static final TrimMailbox INSTANCE = new TrimMailbox();
+
+        @Override
+        void applyTo(ActorLifecycle<?> actor) {
+            actor.cell().trimMailbox();
+        }
+
+        @Override
+        public String toString() {
+            return "TrimMailbox";
         }
     }
 

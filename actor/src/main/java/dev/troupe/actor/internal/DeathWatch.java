@@ -11,7 +11,8 @@ import java.util.HashSet;
 /**
  * One actor's death watch, both ways: who watches it (told with a {@link DeathWatchNotification}
  * when it stops) and whom it watches (with the message to receive instead of {@code Terminated},
- * if any). Actor thread only; the tables are created on first use.
+ * if any). Actor thread only; created when the actor first watches or is watched, and its tables
+ * on first use.
  */
 final class DeathWatch {
 
@@ -21,6 +22,8 @@ final class DeathWatch {
     private final ActorCell<?> self;
     private HashSet<InternalActorRef<?>> watchers;
     private HashMap<InternalActorRef<?>, Object> watching;
+    /** Why the actor is stopping, if it failed (told to its watchers and its parent); null for a normal stop. */
+    Throwable failureCause;
 
     DeathWatch(ActorCell<?> self) {
         this.self = self;
@@ -105,11 +108,12 @@ final class DeathWatch {
     }
 
     /**
-     * Answers a watch that arrives after this actor stopped.
+     * Answers a watch that arrives after an actor stopped (which needs no death watch of its own).
      *
+     * @param self the stopped actor
      * @param watch the watch
      */
-    void answerWhenDead(Watch watch) {
+    static void answerWhenDead(ActorCell<?> self, Watch watch) {
         if (watch.watchee() == self) {
             watch.watcher().sendSystem(new DeathWatchNotification(self, null));
         }

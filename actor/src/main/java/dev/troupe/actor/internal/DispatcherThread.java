@@ -63,7 +63,7 @@ public final class DispatcherThread extends Thread {
     private volatile int parked;
     /** A cell to run before polling the shared queue; this thread only. */
     private ActorCell<?> runNext;
-    /** Whether a turn left its MDC entries on this thread; they are removed before it parks ({@link ActorMdc}). This thread only. */
+    /** Whether a turn left its MDC entries on this thread; they are removed once it is still idle after a park ({@link ActorMdc}). This thread only. */
     boolean mdcSet;
     @SuppressWarnings("unused")
     private long p11, p12, p13, p14, p15, p16, p17, p18;
@@ -87,6 +87,8 @@ public final class DispatcherThread extends Thread {
         final long maxParkNanos = d.maxParkNanos;
         int idle = 0;
         int streak = 0;
+        // When this thread last went to park with a turn's MDC entries on it (parks only).
+        long parkedAt = 0;
         while (true) {
             ActorCell<?> cell = runNext;
             if (cell != null) {
@@ -124,12 +126,20 @@ public final class DispatcherThread extends Thread {
                     idle++;
                     Thread.yield();
                 } else {
-                    idle = yields;
                     if (mdcSet) {
-                        // Out of work for a while: the last turn's logging context goes before the thread sleeps.
-                        mdcSet = false;
-                        ActorMdc.clear();
+                        final long now = System.nanoTime();
+                        if (idle > yields && now - parkedAt >= maxParkNanos) {
+                            // Still out of work after a whole park (not woken early): the last turn's
+                            // logging context goes. Not at every park: a thread woken soon after puts
+                            // the entries back, and Logback's adapter allocates map entries for keys
+                            // put after a removal (64 B per wake-up, as often as a loaded machine
+                            // makes threads park and wake).
+                            mdcSet = false;
+                            ActorMdc.clear();
+                        }
+                        parkedAt = now;
                     }
+                    idle = yields + 1;
                     park(d, maxParkNanos);
                 }
             }

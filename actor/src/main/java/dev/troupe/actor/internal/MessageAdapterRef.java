@@ -46,6 +46,22 @@ final class MessageAdapterRef<U> implements InternalActorRef<U> {
         return true;
     }
 
+    /** Adapted messages wait in the actor's own mailbox. */
+    @Override
+    public int mailboxSize() {
+        return cell.size();
+    }
+
+    @Override
+    public int mailboxCapacity() {
+        return cell.capacity();
+    }
+
+    @Override
+    public boolean isTerminated() {
+        return cell.isDead();
+    }
+
     @Override
     public ActorSystem system() {
         return cell.runtime.system();

@@ -22,7 +22,8 @@ public final class SystemMetricsImpl implements SystemMetrics {
     private final DeadLettersImpl deadLetters;
     final AtomicLong spawned = new AtomicLong();
     final AtomicLong stopped = new AtomicLong();
-    final Set<ActorCell<?>> tracked = ConcurrentHashMap.newKeySet();
+    /** The views of the live actors spawned with {@code Props.withMetrics()}. */
+    final Set<ActorMetricsView> tracked = ConcurrentHashMap.newKeySet();
     volatile ProcessingSampleListener listener;
     /** The root guardian, set once the runtime created it. */
     volatile ActorCell<?> root;
@@ -75,18 +76,33 @@ public final class SystemMetricsImpl implements SystemMetrics {
 
     @Override
     public void forEachActor(Consumer<ActorMetrics> visitor) {
-        final ArrayDeque<ActorCell<?>> stack = new ArrayDeque<>();
         final ActorCell<?> r = root;
         if (r == null) {
             return;
         }
-        r.children.pushLive(stack);
+        final ArrayDeque<ActorCell<?>> stack = new ArrayDeque<>();
+        // One view for the whole walk, pointed at each actor in turn (a tracked actor's own view is
+        // passed as is): a walk of a million actors allocates no million views.
+        final ActorMetricsView walker = new ActorMetricsView(null);
+        pushLiveChildren(r, stack);
         while (!stack.isEmpty()) {
             final ActorCell<?> cell = stack.pop();
-            if (!cell.guardian) {
-                visitor.accept(cell);
+            if (!cell.isGuardian()) {
+                if (cell.view != null) {
+                    visitor.accept(cell.view);
+                } else {
+                    walker.pointAt(cell);
+                    visitor.accept(walker);
+                }
             }
-            cell.children.pushLive(stack);
+            pushLiveChildren(cell, stack);
+        }
+    }
+
+    private static void pushLiveChildren(ActorCell<?> cell, ArrayDeque<ActorCell<?>> stack) {
+        final Children c = cell.childrenOrNull();
+        if (c != null) {
+            c.pushLive(stack);
         }
     }
 

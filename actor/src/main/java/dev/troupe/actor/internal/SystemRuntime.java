@@ -99,14 +99,14 @@ public final class SystemRuntime implements ActorSystemSpi {
         this.metrics = new SystemMetricsImpl(name, dispatchers, deadLetters);
         this.mdc = ActorMdc.create(name);
         this.root = ActorCell.createRoot(this, rootPath);
-        this.userGuardian = root.children.spawnGuardian("user");
-        this.systemGuardian = root.children.spawnGuardian("system");
+        this.userGuardian = root.children().spawnGuardian("user");
+        this.systemGuardian = root.children().spawnGuardian("system");
         metrics.root = root;
         // ActorSystemSpi.of(system) finds the hooks here; the facade's extension map is already in place.
         system.extension(ActorSystemSpi.class, s -> this);
-        root.startGuardian();
-        userGuardian.startGuardian();
-        systemGuardian.startGuardian();
+        root.start();
+        userGuardian.start();
+        systemGuardian.start();
     }
 
     @Override
@@ -160,7 +160,7 @@ public final class SystemRuntime implements ActorSystemSpi {
      */
     public <T> ActorRef<T> spawnUser(Behavior<T> behavior, String name, Props props) {
         checkRunning();
-        return userGuardian.children.spawn(behavior, name, props);
+        return userGuardian.children().spawn(behavior, name, props);
     }
 
     /**
@@ -172,12 +172,12 @@ public final class SystemRuntime implements ActorSystemSpi {
      */
     public <T> ActorRef<T> spawnSystem(Behavior<T> behavior, String name, Props props) {
         checkRunning();
-        return systemGuardian.children.spawn(behavior, name, props);
+        return systemGuardian.children().spawn(behavior, name, props);
     }
 
     /** @param ref a top-level actor to stop */
     public void stopUser(ActorRef<?> ref) {
-        userGuardian.children.stop(ref);
+        userGuardian.children().stop(ref);
     }
 
     private void checkRunning() {
@@ -309,7 +309,7 @@ public final class SystemRuntime implements ActorSystemSpi {
         if (path.depth() == 2 && "temp".equals(path.parent().name())) {
             return (InternalActorRef<T>) temps.get(path.name());
         }
-        return root.children.resolve(path);
+        return root.children().resolve(path);
     }
 
     @Override

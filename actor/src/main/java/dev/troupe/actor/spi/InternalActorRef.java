@@ -24,6 +24,27 @@ public interface InternalActorRef<T> extends ActorRef<T> {
     boolean isLocal();
 
     /**
+     * For backpressure from a transport: how full the actor's mailbox is. Read-only, approximate,
+     * any thread, allocation-free.
+     *
+     * @return the messages waiting in this actor's mailbox, or -1 for a ref without a mailbox in
+     *         this JVM (remote refs, probes, adapters, ask promises)
+     */
+    default int mailboxSize() {
+        return -1;
+    }
+
+    /** @return the bound of this actor's mailbox; 0 when unbounded or when the ref has none here */
+    default int mailboxCapacity() {
+        return 0;
+    }
+
+    /** @return whether the actor is known to have terminated (false for a ref that cannot tell) */
+    default boolean isTerminated() {
+        return false;
+    }
+
+    /**
      * The local system this ref was made by: for a local actor its own system, for a remote ref
      * the system whose transport sends through it. {@code AskPattern.ask} without a system
      * argument times its wait on that system's timer.

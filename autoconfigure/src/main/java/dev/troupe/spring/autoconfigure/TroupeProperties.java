@@ -326,8 +326,8 @@ public class TroupeProperties implements Validator {
         private int capacity = 0;
 
         /**
-         * Size of an unbounded mailbox's first ring; it doubles when a backlog fills it and
-         * keeps its size.
+         * Size of a mailbox's first ring, made with its first message; it doubles when a
+         * backlog fills it and shrinks back once the backlog has drained.
          */
         private int initialCapacity = 16;
 

@@ -30,8 +30,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.troupe.benchmarks.memory.IdleActors \
- *      [--actors 1000000] [--runs 3] [--systems troupe,pekko] [--anonymous]
+ *      [--actors 1000000] [--runs 3] [--systems troupe,pekko] [--anonymous] [--histogram 20]
  * </pre>
+ *
+ * <p>{@code --histogram N} prints, for each run, the N classes with the most live bytes while
+ * the actors are alive (the JVM's own class histogram after a full collection), with instances
+ * and bytes per actor: where an idle actor's bytes go.
  */
 public final class IdleActors {
 
@@ -49,6 +53,7 @@ public final class IdleActors {
             final String system = args[1];
             final int actors = Integer.parseInt(args[2]);
             final boolean named = Boolean.parseBoolean(args[3]);
+            histogramLines = Integer.parseInt(args[4]);
             final Result r = system.equals("troupe") ? TroupeSide.measure(actors, named) : PekkoSide.measure(actors, named);
             System.out.println("RESULT " + r.bytesPerActor + " " + r.spawnsPerSecond);
             System.exit(0);
@@ -56,6 +61,7 @@ public final class IdleActors {
         int actors = 1_000_000;
         int runs = 3;
         boolean named = true;
+        int histogram = 0;
         List<String> systems = List.of("troupe", "pekko");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -63,6 +69,7 @@ public final class IdleActors {
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--systems" -> systems = List.of(args[++i].split(","));
                 case "--anonymous" -> named = false;
+                case "--histogram" -> histogram = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -73,7 +80,7 @@ public final class IdleActors {
         for (int run = 0; run < runs; run++) {
             for (int k = 0; k < systems.size(); k++) {
                 final int s = run % 2 == 0 ? k : systems.size() - 1 - k;
-                final double[] r = child(systems.get(s), actors, named);
+                final double[] r = child(systems.get(s), actors, named, histogram);
                 bytes[s][run] = r[0];
                 rates[s][run] = r[1];
                 System.out.printf(Locale.ROOT, "  run %d %-6s %7.1f B/actor  %,12.0f spawns/s%n", run + 1, systems.get(s), r[0], r[1]);
@@ -91,11 +98,11 @@ public final class IdleActors {
         return c.length % 2 == 1 ? c[c.length / 2] : (c[c.length / 2 - 1] + c[c.length / 2]) / 2;
     }
 
-    private static double[] child(String system, int actors, boolean named) throws IOException, InterruptedException {
+    private static double[] child(String system, int actors, boolean named, int histogram) throws IOException, InterruptedException {
         final String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         final List<String> cmd = new ArrayList<>(List.of(java, ADD_OPENS, "-Xms4g", "-Xmx4g", "-XX:+UseG1GC",
             "-cp", System.getProperty("java.class.path"), IdleActors.class.getName(), "--child", system,
-            Integer.toString(actors), Boolean.toString(named)));
+            Integer.toString(actors), Boolean.toString(named), Integer.toString(histogram)));
         final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         double[] result = null;
         final StringBuilder output = new StringBuilder();
@@ -105,6 +112,8 @@ public final class IdleActors {
                 if (line.startsWith("RESULT ")) {
                     final String[] f = line.split(" ");
                     result = new double[] {Double.parseDouble(f[1]), Double.parseDouble(f[2])};
+                } else if (line.startsWith("HISTO ")) {
+                    System.out.println(line.substring(6));
                 } else {
                     output.append(line).append('\n');
                 }
@@ -117,6 +126,36 @@ public final class IdleActors {
     }
 
     record Result(double bytesPerActor, double spawnsPerSecond) {
+    }
+
+    /** How many classes of the live-heap histogram a child prints; 0 for none. */
+    static int histogramLines;
+
+    /**
+     * Prints the classes with the most live bytes, from the JVM's {@code GC.class_histogram}
+     * diagnostic command (which runs a full collection first), with bytes per actor.
+     */
+    static void printHistogram(String system, int actors) throws Exception {
+        if (histogramLines <= 0) {
+            return;
+        }
+        final String text = (String) ManagementFactory.getPlatformMBeanServer().invoke(
+            new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+            new Object[] {new String[0]}, new String[] {String[].class.getName()});
+        System.out.printf(Locale.ROOT, "HISTO   %s, %,d live actors: %12s %12s %10s %8s  %s%n", system, actors,
+            "instances", "bytes", "inst/actor", "B/actor", "class");
+        int shown = 0;
+        for (String line : text.split("\n")) {
+            final String[] f = line.trim().split("\\s+");
+            // "  1:   1000000   48000000  dev.troupe.Foo (module)" -> rank, instances, bytes, class
+            if (f.length < 4 || !f[0].endsWith(":") || shown++ >= histogramLines) {
+                continue;
+            }
+            final long instances = Long.parseLong(f[1]);
+            final long bytes = Long.parseLong(f[2]);
+            System.out.printf(Locale.ROOT, "HISTO   %12d %12d %10.2f %8.1f  %s%n", instances, bytes,
+                (double) instances / actors, (double) bytes / actors, f[3]);
+        }
     }
 
     /** Counts children whose setup has run; shared by both sides (one per JVM). */
@@ -187,6 +226,7 @@ public final class IdleActors {
             final long t1 = System.nanoTime();
             final long after = usedHeapAfterGc();
             final Result r = new Result((double) (after - before) / actors, actors / ((t1 - t0) / 1e9));
+            printHistogram("troupe", actors);
             if (refs[actors - 1] == null) {
                 throw new IllegalStateException("refs not kept");
             }
@@ -245,6 +285,7 @@ public final class IdleActors {
             final long t1 = System.nanoTime();
             final long after = usedHeapAfterGc();
             final Result r = new Result((double) (after - before) / actors, actors / ((t1 - t0) / 1e9));
+            printHistogram("pekko", actors);
             if (refs[actors - 1] == null) {
                 throw new IllegalStateException("refs not kept");
             }

@@ -4,7 +4,6 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.metrics.ActorMetrics;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.Serializer;
 import io.netty.buffer.ByteBuf;
@@ -77,7 +76,7 @@ public final class InboundConnection extends ConnectionHandler implements Serial
     private boolean pausedForWrite;
     private boolean pausedForMailbox;
     private int deliveries;
-    private ActorMetrics fullMailbox;
+    private InternalActorRef<?> fullMailbox;
     private ScheduledFuture<?> mailboxRecheck;
     private final Runnable mailboxRecheckTask = this::recheckMailbox;
 
@@ -340,32 +339,31 @@ public final class InboundConnection extends ConnectionHandler implements Serial
     }
 
     private void checkMailbox(InternalActorRef<?> target) {
-        if (!(target instanceof ActorMetrics) || pausedForMailbox) {
+        if (pausedForMailbox || !target.isLocal()) {
             return;
         }
-        final ActorMetrics m = (ActorMetrics) target;
-        if (overWatermark(m, mailboxHighWatermark)) {
+        if (overWatermark(target, mailboxHighWatermark)) {
             pausedForMailbox = true;
-            fullMailbox = m;
+            fullMailbox = target;
             pause(ctx);
             mailboxRecheck = ctx.executor().schedule(mailboxRecheckTask, MAILBOX_RECHECK_NANOS, TimeUnit.NANOSECONDS);
         }
     }
 
-    private static boolean overWatermark(ActorMetrics m, int watermark) {
+    private static boolean overWatermark(InternalActorRef<?> m, int watermark) {
         final int size = m.mailboxSize();
         final int capacity = m.mailboxCapacity();
         return size > watermark || (capacity > 0 && size >= capacity);
     }
 
     private void recheckMailbox() {
-        final ActorMetrics m = fullMailbox;
+        final InternalActorRef<?> m = fullMailbox;
         if (isClosed() || m == null) {
             return;
         }
         final int size = m.mailboxSize();
         final int capacity = m.mailboxCapacity();
-        if (!m.alive() || (size <= mailboxHighWatermark / 2 && (capacity == 0 || size < capacity / 2 + 1))) {
+        if (m.isTerminated() || (size <= mailboxHighWatermark / 2 && (capacity == 0 || size < capacity / 2 + 1))) {
             pausedForMailbox = false;
             fullMailbox = null;
             resumeIfClear(ctx);
