@@ -19,10 +19,13 @@ import java.util.Locale;
  * java --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED -Xms1g -Xmx1g \
  *   -cp benchmarks/target/benchmarks.jar dev.troupe.benchmarks.remote.RemotePingPong \
  *   [--rigs troupe,pekko,netty] [--clients 1,5,10,15,20,25,30] [--round-trips 100000]
- *   [--window 64] [--latency-rate 10000] [--latency-seconds 5]
+ *   [--window 64] [--latency-rate 10000] [--latency-seconds 5] [--profile true]
  * </pre>
  *
  * "Total [msg]" counts pings and pongs (2 per round trip); "Msgs/sec" is that over the run time.
+ * {@code --profile true} adds, after each run, the CPU time, bytes allocated and context switches
+ * per message of every group of threads ({@link ThreadProfile}): figures that hold on a loaded
+ * machine, where throughput does not.
  */
 public final class RemotePingPong {
 
@@ -36,6 +39,7 @@ public final class RemotePingPong {
         int window = 64;
         int latencyRate = 10_000;
         int latencySeconds = 5;
+        boolean profile = false;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--rigs" -> rigs = Arrays.asList(args[i + 1].split(","));
@@ -44,6 +48,7 @@ public final class RemotePingPong {
                 case "--window" -> window = Integer.parseInt(args[i + 1]);
                 case "--latency-rate" -> latencyRate = Integer.parseInt(args[i + 1]);
                 case "--latency-seconds" -> latencySeconds = Integer.parseInt(args[i + 1]);
+                case "--profile" -> profile = Boolean.parseBoolean(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -64,11 +69,16 @@ public final class RemotePingPong {
                 for (int n : clients) {
                     System.gc();
                     final int startThreads = ManagementFactory.getThreadMXBean().getThreadCount();
+                    final ThreadProfile before = profile ? ThreadProfile.before() : null;
                     final long nanos = rig.run(n, roundTrips, window);
+                    final ThreadProfile after = profile ? ThreadProfile.after() : null;
                     final int endThreads = ManagementFactory.getThreadMXBean().getThreadCount();
                     final long total = 2L * n * roundTrips;
                     final long rate = (long) (total / (nanos / 1e9));
                     System.out.printf(Locale.ROOT, "%10d, %11d, %8d, %10.2f, %13d, %11d%n", n, total, rate, nanos / 1e6, startThreads, endThreads);
+                    if (profile) {
+                        System.out.print(after.report(before, total));
+                    }
                     rates.append(' ').append(n).append('=').append(rate);
                 }
                 summary.add(rates.toString());

@@ -143,6 +143,7 @@ public final class TransportCore implements RemoteMetrics {
                     }
                     p.addLast(new IdleStateHandler(settings.idleTimeout().toNanos(), 0, 0, TimeUnit.NANOSECONDS));
                     final FrameDecoder decoder = new FrameDecoder(settings.maxFrameSize(), true);
+                    readInPlace(ch, decoder);
                     p.addLast(decoder);
                     p.addLast("troupe-handshake", new InboundHandshake(TransportCore.this, decoder));
                 }
@@ -399,11 +400,22 @@ public final class TransportCore implements RemoteMetrics {
                 }
                 p.addLast(new IdleStateHandler(settings.idleTimeout().toNanos(), 0, 0, TimeUnit.NANOSECONDS));
                 final FrameDecoder decoder = new FrameDecoder(settings.maxFrameSize(), false);
+                readInPlace(ch, decoder);
                 p.addLast(decoder);
                 p.addLast("troupe-handshake", new OutboundHandshake(TransportCore.this, a, decoder));
             }
         });
         return a;
+    }
+
+    /**
+     * Without TLS, socket reads go straight into the decoder's buffer ({@link FrameReadAllocator}):
+     * no read buffer per read. With TLS the socket's bytes go to the TLS handler first.
+     */
+    private void readInPlace(SocketChannel ch, FrameDecoder decoder) {
+        if (!settings.tls()) {
+            ch.config().setRecvByteBufAllocator(new FrameReadAllocator(decoder, ch.config().getRecvByteBufAllocator()));
+        }
     }
 
     /** Lets associations without a tick of their own (never started) notice they are idle. */
