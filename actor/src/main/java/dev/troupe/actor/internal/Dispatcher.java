@@ -80,6 +80,8 @@ public final class Dispatcher implements DispatcherMetrics {
                 return;
             }
             cell = displaced;
+        } else if (TellBatch.stage(cell)) {
+            return; // a transport thread delivering a burst: scheduled when the burst ends
         }
         enqueue(cell);
     }

@@ -89,6 +89,14 @@ abstract class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** The decoder is about to hand on the frames of one read in place (see {@link #readEnded()}). */
+    void readStarted() {
+    }
+
+    /** The frames of one read were handed on; always called after {@link #readStarted()}. */
+    void readEnded() {
+    }
+
     final boolean isClosed() {
         return closed;
     }

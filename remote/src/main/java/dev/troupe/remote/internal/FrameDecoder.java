@@ -142,7 +142,17 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
             if (in != buffer) {
                 append(ctx.alloc(), in);
             }
-            decode(ctx);
+            final ConnectionHandler s = sink;
+            if (s == null) {
+                decode(ctx);
+                return;
+            }
+            s.readStarted();
+            try {
+                decode(ctx);
+            } finally {
+                s.readEnded();
+            }
         } finally {
             in.release();
         }

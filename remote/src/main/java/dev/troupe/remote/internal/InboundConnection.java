@@ -115,6 +115,20 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         super.channelInactive(ctx);
     }
 
+    /**
+     * The messages of one read are told as one burst: the actors they go to are scheduled when
+     * the read is done, so an actor that gets many of them runs them in one turn.
+     */
+    @Override
+    void readStarted() {
+        core.spi.beginTellBatch();
+    }
+
+    @Override
+    void readEnded() {
+        core.spi.endTellBatch();
+    }
+
     @Override
     void onFrame(ChannelHandlerContext ctx, byte type, ByteBuf frame) {
         BYTES.setOpaque(this, (long) BYTES.getOpaque(this) + frame.readableBytes() + 1 + Protocol.LENGTH_FIELD);

@@ -2,6 +2,7 @@ package dev.troupe.remote.internal;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.spi.ActorSystemSpi;
 import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.remote.PeerUnreachableException;
 import dev.troupe.remote.Serializer;
@@ -101,6 +102,9 @@ final class OutboundRing implements Serializer.RefWriter {
 
     private final Association association;
     private final TransportCore core;
+    private final ActorSystemSpi spi;
+    /** {@link #wakeDrainer}, deferred to the end of an actor's turn; one instance, compared by identity. */
+    private final Runnable wakeTask = this::wakeDrainer;
     private final SerializerRegistry serializers;
     private final int capacity;
     private final int maxPayload;
@@ -129,6 +133,7 @@ final class OutboundRing implements Serializer.RefWriter {
     OutboundRing(Association association, TransportCore core) {
         this.association = association;
         this.core = core;
+        this.spi = core.spi;
         this.serializers = core.settings.serializers();
         this.capacity = core.settings.outboundBufferSize();
         this.maxPayload = core.settings.maxFrameSize() - 1;
@@ -229,7 +234,12 @@ final class OutboundRing implements Serializer.RefWriter {
             fail(message, recipient, DeadLetterReason.OUTBOUND_OVERFLOW);
             return;
         }
-        wakeDrainer();
+        // From an actor's turn, the I/O thread is woken once when the turn ends, for everything the
+        // turn sent to this node: one drain and one write for a turn's worth of messages, where a
+        // wake-up per message let the drainer race the actor and send them a few at a time.
+        if (!spi.runAtEndOfTurn(wakeTask)) {
+            wakeDrainer();
+        }
     }
 
     private void undoCount(boolean counted) {

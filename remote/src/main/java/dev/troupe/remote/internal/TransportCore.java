@@ -6,6 +6,7 @@ import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.DeadLetters;
 import dev.troupe.actor.InvalidActorPathException;
+import dev.troupe.actor.spi.ActorSystemSpi;
 import dev.troupe.actor.spi.DeathWatchNotification;
 import dev.troupe.actor.spi.InternalActorRef;
 import dev.troupe.actor.spi.SystemMessage;
@@ -71,6 +72,8 @@ public final class TransportCore implements RemoteMetrics {
     final ActorSystem system;
     final RemoteSettings settings;
     final DeadLetters deadLetters;
+    /** The runtime's hooks: end-of-turn wake-ups for producers, batched scheduling for inbound reads. */
+    final ActorSystemSpi spi;
     final Hmac hmac;
     final RejectionLog rejections = new RejectionLog(TimeUnit.SECONDS.toNanos(10));
     final InboundSlots inboundSlots;
@@ -108,6 +111,7 @@ public final class TransportCore implements RemoteMetrics {
         this.system = system;
         this.settings = settings;
         this.deadLetters = system.deadLetters();
+        this.spi = ActorSystemSpi.of(system);
         this.authMode = settings.tls() ? Protocol.AUTH_TLS : settings.secret() != null ? Protocol.AUTH_HMAC : Protocol.AUTH_INSECURE;
         this.hmac = new Hmac(authMode == Protocol.AUTH_HMAC ? settings.secret() : null);
         this.inboundSlots = new InboundSlots(settings.maxConnections(), settings.maxPendingHandshakes(), settings.maxPendingHandshakesPerSource());
