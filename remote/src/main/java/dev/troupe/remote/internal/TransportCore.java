@@ -116,7 +116,10 @@ public final class TransportCore implements RemoteMetrics {
         this.hmac = new Hmac(authMode == Protocol.AUTH_HMAC ? settings.secret() : null);
         this.inboundSlots = new InboundSlots(settings.maxConnections(), settings.maxPendingHandshakes(), settings.maxPendingHandshakesPerSource());
         this.epoll = settings.nativeTransport() && Epoll.isAvailable();
-        final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        final long spin = settings.ioIdleSpin().toNanos();
+        final IoHandlerFactory io = epoll
+            ? (spin > 0 ? EpollIoHandler.newFactory(0, IdleSpinStrategy.factory(spin)) : EpollIoHandler.newFactory())
+            : NioIoHandler.newFactory();
         this.group = new MultiThreadIoEventLoopGroup(settings.ioThreads(),
             new DefaultThreadFactory("troupe-" + system.name() + "-remote", true), io);
         this.clientChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
