@@ -136,7 +136,10 @@ final class OutboundRing implements Serializer.RefWriter {
         this.spi = core.spi;
         this.serializers = core.settings.serializers();
         this.capacity = core.settings.outboundBufferSize();
-        this.maxPayload = core.settings.maxFrameSize() - 1;
+        // A frame body must fit the frame limit, and its ring record (the body and the local fields
+        // ahead of it) must fit the ring's largest record, an eighth of its capacity: with the
+        // smallest buffer allowed (8 x maxFrameSize) the second bound is 15 bytes below the first.
+        this.maxPayload = Math.min(core.settings.maxFrameSize() - 1, core.settings.outboundBufferSize() / 8 - RECORD_BODY);
         this.maxIds = core.settings.maxCompressionEntries();
         this.maxQueued = core.settings.maxQueuedMessages();
         this.maxQueueNanos = core.settings.maxQueueTime().toNanos();
@@ -207,7 +210,8 @@ final class OutboundRing implements Serializer.RefWriter {
         if (length - RECORD_BODY > maxPayload) {
             undoCount(counted);
             core.logSerializationFailure(message, recipient.path(),
-                new IllegalArgumentException("serialized message of " + (length - RECORD_BODY) + " bytes exceeds the maximum frame size"));
+                new IllegalArgumentException("serialized message of " + (length - RECORD_BODY) + " bytes exceeds the largest frame this node"
+                    + " sends, " + maxPayload + " bytes (RemoteSettings.Builder.maxFrameSize, and an eighth of outboundBufferSize)"));
             core.deadLetters.publish(message, recipient.path(), DeadLetterReason.SERIALIZATION_FAILED);
             return;
         }
