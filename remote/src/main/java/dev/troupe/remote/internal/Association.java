@@ -187,6 +187,11 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         asks.add(ask);
     }
 
+    /** @return whether an ask's request went to this node and may still be answered (any thread) */
+    boolean asked(PendingAsk ask) {
+        return asks.contains(ask);
+    }
+
     boolean isRemoved() {
         return removed;
     }
@@ -314,9 +319,9 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     /** Ring record handler: frames a record into the batch buffer, or drops it with its reason. */
     @Override
     public Action onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
-        if (type == OutboundRing.RECORD_ADVERTISE) {
+        if (type == OutboundRing.RECORD_ADVERTISE || type == OutboundRing.RECORD_FAILURE) {
             if (readMode == SEND) {
-                appendFrame(Protocol.ADVERTISE, index, length);
+                appendFrame(type, index, length); // a failure notice that cannot go now is not kept
             }
             return Action.CONTINUE;
         }

@@ -59,6 +59,8 @@ final class OutboundRing implements Serializer.RefWriter {
     static final int RECORD_ADVERTISE = Protocol.ADVERTISE;
     /** A USER record whose message carries the reply-to ref of an ask: its expiry is the ask's. */
     static final int RECORD_USER_ASK = 0x100 | Protocol.USER;
+    /** A FAILURE body: this node tells the peer one of its messages could not be delivered. */
+    static final int RECORD_FAILURE = Protocol.FAILURE;
 
     static final int RECORD_INCARNATION = 0;
     static final int RECORD_EXPIRY = 8;
@@ -83,6 +85,8 @@ final class OutboundRing implements Serializer.RefWriter {
         final ExpandableDirectByteBuffer scratch = new ExpandableDirectByteBuffer(4096);
         /** The ask whose reply-to ref the message being serialized carries, if any. */
         PendingAsk ask;
+        /** The id of that reply-to ref on this association. */
+        int askId;
     }
 
     private static final ThreadLocal<Producer> PRODUCER = ThreadLocal.withInitial(Producer::new);
@@ -166,6 +170,7 @@ final class OutboundRing implements Serializer.RefWriter {
         }
         final SerializerRegistry.Binding binding = serializers.binding(message.getClass());
         if (binding == null) {
+            core.logNoSerializer(message.getClass(), recipient.path());
             core.deadLetters.publish(message, recipient.path(), DeadLetterReason.NO_SERIALIZER);
             return;
         }
@@ -196,7 +201,15 @@ final class OutboundRing implements Serializer.RefWriter {
             scratch.putLong(RECORD_EXPIRY, core.coarseNanos() + maxQueueNanos, ByteOrder.BIG_ENDIAN);
             Frames.encodeUserHeader(scratch, RECORD_BODY, rid, serializer.id(), manifest);
             final int payloadAt = RECORD_BODY + Protocol.USER_PAYLOAD_OFFSET;
-            length = payloadAt + serializer.write(message, scratch, payloadAt, this);
+            int end = payloadAt + serializer.write(message, scratch, payloadAt, this);
+            if (producer.ask != null) {
+                // the reply-to ref of an ask goes in a trailer too, so the receiving node can fail the
+                // ask at once if it cannot deliver the message (a FAILURE frame naming that ref)
+                scratch.putByte(RECORD_BODY + Protocol.USER_FLAGS_OFFSET, (byte) Protocol.FLAG_ASK);
+                scratch.putInt(end, producer.askId, ByteOrder.BIG_ENDIAN);
+                end += Protocol.ASK_TRAILER;
+            }
+            length = end;
         } catch (SendFailure f) {
             undoCount(counted);
             fail(message, recipient, f.reason);
@@ -296,8 +309,16 @@ final class OutboundRing implements Serializer.RefWriter {
     @Override
     public int idOf(ActorRef<?> ref, Class<?> messageType) {
         if (ref instanceof PendingAsk) {
-            PRODUCER.get().ask = (PendingAsk) ref;
+            final int id = idOfRef(ref, messageType);
+            final Producer p = PRODUCER.get();
+            p.ask = (PendingAsk) ref;
+            p.askId = id;
+            return id;
         }
+        return idOfRef(ref, messageType);
+    }
+
+    private int idOfRef(ActorRef<?> ref, Class<?> messageType) {
         final Integer known = ids.get(ref);
         if (known != null) {
             return known;
@@ -310,6 +331,39 @@ final class OutboundRing implements Serializer.RefWriter {
             core.export(text, ref, messageType);
         }
         return assign(ref, Protocol.KIND_ACTOR_PATH, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Tells the peer that one of its messages could not be delivered here (the failure path, on
+     * the I/O thread that found out; allocates). For a message sent with an ask, {@code askRef}
+     * (the ask's reply-to ref, a ref to the peer's node) is advertised if new and named in the
+     * notice, so the asker's ask fails at once. Nothing is sent if the buffer is full.
+     *
+     * @param askRef the ask's reply-to ref, or null for a tell
+     * @param reason one of the {@code Protocol.FAILURE_*} reasons
+     * @return whether the notice was queued
+     */
+    boolean sendFailure(ActorRef<?> askRef, int reason, String recipient, String messageType) {
+        if (association.isClosed() || core.isShutdown()) {
+            return false;
+        }
+        association.start();
+        ManyToOneRingBuffer r = ring;
+        if (r == null) {
+            r = allocate();
+        }
+        try {
+            final int askId = askRef == null ? 0 : idOfRef(askRef, Object.class);
+            final ExpandableDirectByteBuffer scratch = PRODUCER.get().scratch;
+            final int n = Frames.encodeFailure(scratch, 0, reason, askId, recipient, messageType);
+            if (!r.write(RECORD_FAILURE, scratch, 0, n)) {
+                return false;
+            }
+        } catch (SendFailure f) {
+            return false;
+        }
+        wakeDrainer();
+        return true;
     }
 
     private int idOfClass(Class<?> type) {
