@@ -67,11 +67,15 @@ public final class RemotePingPong {
         for (String r : rigs) {
             try (Rig rig = create(r, maxClients, shape)) {
                 System.out.println("== " + rig.name());
-                // warm-up, discarded: JIT, connections, compression tables, pools
-                rig.run(1, Math.max(20_000, roundTrips / 2), window);
-                rig.run(maxClients, Math.max(5_000, roundTrips / 10), window);
+                // warm-up, discarded: JIT (C2 compiles for a while on 2 cores), connections, compression tables, pools
+                for (int w = 0; w < 3; w++) {
+                    rig.run(1, Math.max(20_000, roundTrips), window);
+                }
+                rig.run(maxClients, Math.max(5_000, roundTrips / 4), window);
+                rig.run(1, Math.max(20_000, roundTrips), window);
                 System.out.println("Num clients, Total [msg], Msgs/sec, Total [ms], Start Threads, End Threads");
                 final StringBuilder rates = new StringBuilder(rig.name()).append(':');
+                final java.util.TreeMap<Integer, List<Long>> byClients = new java.util.TreeMap<>();
                 for (int n : clients) {
                     System.gc();
                     final int startThreads = ManagementFactory.getThreadMXBean().getThreadCount();
@@ -86,8 +90,17 @@ public final class RemotePingPong {
                         System.out.print(after.report(before, total));
                     }
                     rates.append(' ').append(n).append('=').append(rate);
+                    byClients.computeIfAbsent(n, k -> new ArrayList<>()).add(rate);
                 }
                 summary.add(rates.toString());
+                final StringBuilder medians = new StringBuilder(rig.name()).append(" medians:");
+                byClients.forEach((n, list) -> {
+                    final List<Long> sorted = new ArrayList<>(list);
+                    java.util.Collections.sort(sorted);
+                    medians.append(String.format(Locale.ROOT, " %d=%d (%d runs, max/min %.2f)", n, sorted.get(sorted.size() / 2), sorted.size(),
+                        sorted.get(sorted.size() - 1) / (double) Math.max(1, sorted.get(0))));
+                });
+                summary.add(medians.toString());
                 for (int latencyRate : latencyRates) {
                     final Histogram h = rig.latency(latencyRate, 1); // warm-up
                     if (h == null) {
