@@ -1,5 +1,7 @@
 package dev.troupe.actor;
 
+import org.slf4j.Logger;
+
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Optional;
@@ -24,8 +26,19 @@ public interface ActorContext<T> {
     /** @return the system the actor belongs to */
     ActorSystem system();
 
-    /** @return a logger named after the actor's behavior */
-    System.Logger log();
+    /**
+     * The actor's SLF4J logger, named after the class that defined its behavior (the class of an
+     * {@link AbstractBehavior}, or the class whose code passed the functions to
+     * {@link Behaviors}), so that {@code logging.level.com.acme.orders=DEBUG} reaches the actors
+     * {@code com.acme.orders} wrote. Made once per actor, on first use.
+     *
+     * <p>While the actor processes a message or signal, the MDC holds {@code troupePath} (the
+     * actor's path) and {@code troupeSystem} (its system's name), for this logger and any other
+     * on the actor's thread.
+     *
+     * @return the logger
+     */
+    Logger log();
 
     /**
      * Spawns a child with a name unique among its siblings.
@@ -137,9 +150,40 @@ public interface ActorContext<T> {
      * Sends the outcome of a future to this actor as a message, converted on this actor's
      * thread. Use it instead of touching actor state from a callback.
      *
+     * <p>{@code applyToResult} only converts. If the result cannot be delivered (the actor has
+     * stopped, its bounded mailbox is full), it runs where the result arrived, to make the dead
+     * letter the message the actor would have received.
+     *
      * @param future the pending result
      * @param applyToResult turns the value or failure (one of them null) into a message
      * @param <V> the value type
      */
     <V> void pipeToSelf(CompletionStage<V> future, BiFunction<V, Throwable, T> applyToResult);
+
+    /**
+     * Asks another actor from inside this one: sends the request {@code createRequest} builds
+     * around a temporary reply-to ref, and delivers what happens next to this actor as a message,
+     * converted by {@code applyToResponse} on this actor's thread: the reply (failure null), or a
+     * failure (reply null): an {@link AskTimeoutException} when no reply arrived within
+     * {@code timeout}, a {@link ClassCastException} when the reply is not a {@code resClass}.
+     *
+     * <pre>{@code
+     * ctx.ask(Stock.class, inventory, Duration.ofSeconds(3), replyTo -> new GetStock(sku, replyTo),
+     *     (stock, failure) -> stock != null ? new StockKnown(stock) : new StockUnknown(failure));
+     * }</pre>
+     *
+     * <p>Each ask allocates its reply ref, a future, a timer entry and the converted message. As
+     * with {@link #pipeToSelf}, {@code applyToResponse} only converts; it makes the dead letter
+     * when the outcome cannot be delivered.
+     *
+     * @param resClass the class of the reply
+     * @param target the actor to ask
+     * @param timeout how long to wait for the reply, positive
+     * @param createRequest builds the request around the reply-to ref
+     * @param applyToResponse turns the reply or the failure (one of them null) into a message to this actor
+     * @param <Req> the request type
+     * @param <Res> the reply type
+     */
+    <Req, Res> void ask(Class<Res> resClass, ActorRef<Req> target, Duration timeout,
+                        Function<ActorRef<Res>, Req> createRequest, BiFunction<Res, Throwable, T> applyToResponse);
 }

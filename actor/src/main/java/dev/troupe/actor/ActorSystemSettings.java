@@ -120,7 +120,7 @@ public final class ActorSystemSettings {
          */
         public Builder defaultDispatcher(DispatcherSettings settings) {
             final DispatcherSettings s = notNull(settings, "ActorSystemSettings.Builder.defaultDispatcher");
-            this.defaultDispatcher = new DispatcherSettings(DispatcherSettings.DEFAULT_NAME, s.threads(), s.throughput(), s.idleSpins(), s.idleYields(), s.maxPark());
+            this.defaultDispatcher = s.withName(DispatcherSettings.DEFAULT_NAME);
             return this;
         }
 

@@ -4,9 +4,12 @@ import java.time.Duration;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Completes an ask whose reply did not arrive in time. {@link #target()} and {@link #timeout()}
- * say which actor was asked and how long the ask waited, so an integration (the Spring starter's
- * HTTP problem details) can report them without parsing the message.
+ * Fails an ask whose reply did not arrive in time: the stage returned by {@link AskPattern#ask}
+ * completes exceptionally with it (stages derived from it with {@code thenApply} and the like see
+ * it as the cause of a {@link java.util.concurrent.CompletionException}), and
+ * {@link ActorContext#ask} hands it to its response function. {@link #target()} and
+ * {@link #timeout()} say which actor was asked and how long the ask waited, so an integration
+ * (the Spring starter's HTTP problem details: 504) can report them without parsing the message.
  */
 public final class AskTimeoutException extends TimeoutException {
 

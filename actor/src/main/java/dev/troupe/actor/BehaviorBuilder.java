@@ -1,5 +1,7 @@
 package dev.troupe.actor;
 
+import dev.troupe.actor.internal.BuiltBehavior;
+
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -7,15 +9,28 @@ import java.util.function.Supplier;
 /**
  * Builds a behavior from message and signal cases, from {@link Behaviors#receive(Class)}.
  * Cases are tried in the order they were added. The built behavior is immutable and
- * may be shared and returned from handlers.
+ * may be shared and returned from handlers. A message that is not of the builder's class
+ * (only an unchecked cast can send one) is a dead letter with reason {@code wrong-type}.
  *
  * @param <T> the type of message the actor accepts
  */
 public final class BehaviorBuilder<T> {
 
-    private final ReceiveBuilder<T> cases = new ReceiveBuilder<>();
+    private static final StackWalker CALLER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
-    BehaviorBuilder() {
+    private final Class<T> type;
+    private final ReceiveBuilder<T> cases = new ReceiveBuilder<>();
+    /** The first handler given: the class whose code wrote it defined the behavior (logger name, endpoint). */
+    private Object definedBy;
+
+    BehaviorBuilder(Class<T> type) {
+        this.type = type;
+    }
+
+    private void definedBy(Object handler) {
+        if (definedBy == null && handler != null) {
+            definedBy = handler;
+        }
     }
 
     /**
@@ -25,6 +40,7 @@ public final class BehaviorBuilder<T> {
      * @return this builder
      */
     public <M extends T> BehaviorBuilder<T> onMessage(Class<M> type, Function<M, Behavior<T>> handler) {
+        definedBy(handler);
         cases.onMessage(type, handler);
         return this;
     }
@@ -37,6 +53,7 @@ public final class BehaviorBuilder<T> {
      * @return this builder
      */
     public <M extends T> BehaviorBuilder<T> onMessage(Class<M> type, Predicate<M> test, Function<M, Behavior<T>> handler) {
+        definedBy(handler);
         cases.onMessage(type, test, handler);
         return this;
     }
@@ -47,6 +64,7 @@ public final class BehaviorBuilder<T> {
      * @return this builder
      */
     public BehaviorBuilder<T> onMessageEquals(T msg, Supplier<Behavior<T>> handler) {
+        definedBy(handler);
         cases.onMessageEquals(msg, handler);
         return this;
     }
@@ -56,6 +74,7 @@ public final class BehaviorBuilder<T> {
      * @return this builder
      */
     public BehaviorBuilder<T> onAnyMessage(Function<T, Behavior<T>> handler) {
+        definedBy(handler);
         cases.onAnyMessage(handler);
         return this;
     }
@@ -67,6 +86,7 @@ public final class BehaviorBuilder<T> {
      * @return this builder
      */
     public <S extends Signal> BehaviorBuilder<T> onSignal(Class<S> type, Function<S, Behavior<T>> handler) {
+        definedBy(handler);
         cases.onSignal(type, handler);
         return this;
     }
@@ -77,23 +97,15 @@ public final class BehaviorBuilder<T> {
      * @return this builder
      */
     public BehaviorBuilder<T> onSignalEquals(Signal signal, Supplier<Behavior<T>> handler) {
+        definedBy(handler);
         cases.onSignalEquals(signal, handler);
         return this;
     }
 
     /** @return the behavior */
     public Behavior<T> build() {
-        final Receive<T> receive = cases.build();
-        return new ExtensibleBehavior<T>() {
-            @Override
-            public Behavior<T> receive(ActorContext<T> ctx, T msg) {
-                return receive.receiveMessage(msg);
-            }
-
-            @Override
-            public Behavior<T> receiveSignal(ActorContext<T> ctx, Signal signal) {
-                return receive.receiveSignal(signal);
-            }
-        };
+        // Without a handler there is no lambda to name the defining class: ask the stack, once.
+        final Object origin = definedBy != null ? definedBy : CALLER.getCallerClass();
+        return new BuiltBehavior<>(type, cases.build(), origin);
     }
 }

@@ -32,7 +32,7 @@ public final class Behaviors {
      * @return the behavior
      */
     public static <T> Behavior<T> receiveMessage(Function<T, Behavior<T>> onMessage) {
-        return new FunctionalBehavior<>(null, Objects.requireNonNull(onMessage, "onMessage"), null);
+        return new FunctionalBehavior<>("receiveMessage", Objects.requireNonNull(onMessage, "onMessage"), null, onMessage, null);
     }
 
     /**
@@ -41,7 +41,7 @@ public final class Behaviors {
      * @return the behavior
      */
     public static <T> Behavior<T> receive(BiFunction<ActorContext<T>, T, Behavior<T>> onMessage) {
-        return new FunctionalBehavior<>(Objects.requireNonNull(onMessage, "onMessage"), null, null);
+        return new FunctionalBehavior<>("receive", Objects.requireNonNull(onMessage, "onMessage"), onMessage, null, null);
     }
 
     /**
@@ -53,7 +53,8 @@ public final class Behaviors {
     public static <T> Behavior<T> receive(
         BiFunction<ActorContext<T>, T, Behavior<T>> onMessage,
         BiFunction<ActorContext<T>, Signal, Behavior<T>> onSignal) {
-        return new FunctionalBehavior<>(Objects.requireNonNull(onMessage, "onMessage"), null, Objects.requireNonNull(onSignal, "onSignal"));
+        return new FunctionalBehavior<>("receive", Objects.requireNonNull(onMessage, "onMessage"), onMessage, null,
+            Objects.requireNonNull(onSignal, "onSignal"));
     }
 
     /**
@@ -62,19 +63,34 @@ public final class Behaviors {
      * @return the behavior
      */
     public static <T> Behavior<T> receiveSignal(BiFunction<ActorContext<T>, Signal, Behavior<T>> onSignal) {
-        return new FunctionalBehavior<>((ctx, msg) -> unhandled(), null, Objects.requireNonNull(onSignal, "onSignal"));
+        return new FunctionalBehavior<>("receiveSignal", Objects.requireNonNull(onSignal, "onSignal"), null, null, onSignal);
     }
 
     /**
-     * A builder of message and signal cases.
+     * A builder of message and signal cases. The class is checked: a message that is not a
+     * {@code type} (only an unchecked cast, {@code unsafeUpcast} or a raw ref can send one) is a
+     * dead letter with reason {@code wrong-type} instead of reaching a case.
      *
      * @param type the message type
      * @param <T> the message type
      * @return the builder
      */
     public static <T> BehaviorBuilder<T> receive(Class<T> type) {
-        Objects.requireNonNull(type, "type");
-        return new BehaviorBuilder<>();
+        return new BehaviorBuilder<>(Objects.requireNonNull(type, "type"));
+    }
+
+    /**
+     * Logs every message and signal the actor receives, at DEBUG on its {@link ActorContext#log()}
+     * logger, from when this behavior starts until the actor restarts or stops (whatever
+     * behaviors it switches to meanwhile). Costs one field read per message when not used, and
+     * nothing is formatted while DEBUG is off for that logger.
+     *
+     * @param behavior the behavior
+     * @param <T> the message type
+     * @return the behavior, logging
+     */
+    public static <T> Behavior<T> logMessages(Behavior<T> behavior) {
+        return DeferredBehavior.logMessages(Objects.requireNonNull(behavior, "behavior"));
     }
 
     /** @param <T> the message type @return keep the current behavior */

@@ -13,6 +13,11 @@ public enum DeadLetterReason {
     MAILBOX_FULL("mailbox-full"),
     /** The recipient's behavior did not handle the message. */
     UNHANDLED("unhandled"),
+    /**
+     * The message is not of the class the recipient's behavior accepts
+     * ({@code Behaviors.receive(Class)}); only an unchecked cast or a raw ref can send one.
+     */
+    WRONG_TYPE("wrong-type"),
     /** The application was shutting down and the message was not processed in time. */
     SHUTDOWN("shutdown"),
     /** A reply arrived after its ask had timed out, or a request was not sent to another node because its ask had timed out. */
@@ -32,7 +37,13 @@ public enum DeadLetterReason {
     /** A message queued for one incarnation of a node was not sent because the node restarted meanwhile. */
     PEER_RESTARTED("peer-restarted"),
     /** A message waited longer than the transport's maximum queue time for its node and was not sent. */
-    OUTBOUND_EXPIRED("outbound-expired");
+    OUTBOUND_EXPIRED("outbound-expired"),
+    /** No owner of the message's shard could be reached (unreachable, unknown, or no member with the role) and the shard region's buffer was full, or the region stopped while holding it. */
+    SHARD_UNAVAILABLE("shard-unavailable"),
+    /** The message's shard or entity was being handed off or passivated and the shard region's buffer was full. */
+    HANDOFF_BUFFER_FULL("handoff-buffer-full"),
+    /** The sharded entity could not be started (its behavior factory failed). */
+    ENTITY_STOPPED("entity-stopped");
 
     private final String tag;
 

@@ -68,14 +68,14 @@ class DeadLettersAndMetricsTest {
             assertThat(a.path()).isEqualTo(tracked.path());
             assertThat(a.tracked()).isTrue();
             assertThat(a.alive()).isTrue();
-            waitFor(() -> a.messagesProcessed() == n);
+            ActorTestKit.awaitAssert(Duration.ofSeconds(5), () -> assertThat(a.messagesProcessed()).isEqualTo(n));
             assertThat(a.messagesProcessed()).isEqualTo(n);
             final List<String> visited = new ArrayList<>();
             metrics.forEachActor(x -> visited.add(x.path().elementsString()));
             assertThat(visited).containsExactlyInAnyOrder("user/tracked", "user/plain");
             final DispatcherMetrics d = metrics.dispatchers().get(0);
             assertThat(d.name()).isEqualTo("default");
-            waitFor(() -> d.messagesProcessed() >= n + 1);
+            ActorTestKit.awaitAssert(Duration.ofSeconds(5), () -> assertThat(d.messagesProcessed()).isGreaterThanOrEqualTo(n + 1));
             assertThat(d.messagesProcessed()).isGreaterThanOrEqualTo(n + 1);
             assertThat(d.runs()).isPositive();
             assertThat(d.busyNanos()).isPositive().isLessThanOrEqualTo(d.elapsedNanos());
@@ -140,13 +140,6 @@ class DeadLettersAndMetricsTest {
             assertThat(sampled.await(5, TimeUnit.SECONDS)).isTrue();
         } finally {
             kit.shutdownTestKit();
-        }
-    }
-
-    static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
-            Thread.sleep(2);
         }
     }
 }

@@ -77,11 +77,8 @@ class DispatchAndStressTest {
             assertThat(outOfOrder.get()).isZero();
             assertThat(kit.system().deadLetters().total()).isZero();
             // Dispatcher counters are published at the end of each turn: allow the last turns to finish.
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (kit.system().metrics().messagesProcessed() < received.get() && System.nanoTime() < deadline) {
-                Thread.sleep(1);
-            }
-            assertThat(kit.system().metrics().messagesProcessed()).isGreaterThanOrEqualTo(received.get());
+            ActorTestKit.awaitAssert(Duration.ofSeconds(5),
+                () -> assertThat(kit.system().metrics().messagesProcessed()).isGreaterThanOrEqualTo(received.get()));
         } finally {
             kit.shutdownTestKit();
         }
@@ -112,11 +109,7 @@ class DispatchAndStressTest {
             assertThat(kit.system().deadLetters().recent()).hasSize(15)
                 .allSatisfy(d -> assertThat(d.reason()).isEqualTo(DeadLetterReason.MAILBOX_FULL));
             gate.countDown();
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (processed.get() < 10 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertThat(processed.get()).isEqualTo(10);
+            ActorTestKit.awaitAssert(Duration.ofSeconds(5), () -> assertThat(processed.get()).isEqualTo(10));
         } finally {
             kit.shutdownTestKit();
         }
@@ -227,9 +220,7 @@ class DispatchAndStressTest {
                 return Behaviors.same();
             }), "bystander");
             pair[0].tell("ball");
-            while (bounces.get() < 10_000) {
-                Thread.sleep(1);
-            }
+            ActorTestKit.awaitAssert(Duration.ofSeconds(30), () -> assertThat(bounces.get()).isGreaterThanOrEqualTo(10_000));
             bystander.tell("are you there");
             final boolean ok = served.await(10, TimeUnit.SECONDS);
             running.set(false);

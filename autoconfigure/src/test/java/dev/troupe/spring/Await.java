@@ -1,9 +1,11 @@
 package dev.troupe.spring;
 
-import org.awaitility.Awaitility;
+import dev.troupe.actor.testkit.ActorTestKit;
 
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Waits for a condition (polled every few milliseconds, at most 10 s): tests synchronize on conditions, never on sleeps. */
 public final class Await {
@@ -25,7 +27,7 @@ public final class Await {
      * @param condition the condition
      */
     public static void until(String what, Duration atMost, BooleanSupplier condition) {
-        Awaitility.await(what).atMost(atMost).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
-            .until(condition::getAsBoolean);
+        // the test kit's awaitAssert does the polling (every millisecond at first)
+        ActorTestKit.awaitAssert(atMost, () -> assertThat(condition.getAsBoolean()).as(what).isTrue());
     }
 }

@@ -2,10 +2,14 @@ package dev.troupe.spring;
 
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.testkit.ActorTestKit;
 
+import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** A test actor that processes one message per permit released, so a test controls its mailbox. */
 public final class Gate {
@@ -48,6 +52,6 @@ public final class Gate {
      * @throws InterruptedException if interrupted
      */
     public void awaitProcessed(int n) throws InterruptedException {
-        Await.until(n + " messages processed", () -> processed.get() >= n);
+        ActorTestKit.awaitAssert(Duration.ofSeconds(10), () -> assertThat(processed.get()).as("messages processed").isGreaterThanOrEqualTo(n));
     }
 }

@@ -157,7 +157,8 @@ public final class InMemoryClusterNetwork {
     }
 
     private boolean isBlocked(Address a, Address b) {
-        return blocked.contains(Set.of(a, b));
+        // Checked on every message through a NodeRef: build the pair only when some link is cut.
+        return !blocked.isEmpty() && blocked.contains(Set.of(a, b));
     }
 
     private Node live(UniqueAddress peer) {

@@ -29,11 +29,19 @@ class ClusterArchitectureTest {
 
     @ArchTest
     static final ArchRule apiSignaturesHideInternals = TroupeArchitecture.publicSignaturesHideInternals(
-        "dev.troupe.cluster", "dev.troupe.cluster.discovery");
+        "dev.troupe.cluster", "dev.troupe.cluster.discovery", "dev.troupe.cluster.sharding");
 
     @ArchTest
     static final ArchRule apiTypesHideInternals = TroupeArchitecture.publicTypesHideInternals(
-        "dev.troupe.cluster", "dev.troupe.cluster.discovery");
+        "dev.troupe.cluster", "dev.troupe.cluster.discovery", "dev.troupe.cluster.sharding");
+
+    /** Membership knows nothing of sharding: sharding stands on Cluster, never the other way. */
+    @ArchTest
+    static void membershipKnowsNothingOfSharding(JavaClasses classes) {
+        noClasses().that().resideInAnyPackage("dev.troupe.cluster", "dev.troupe.cluster.internal..", "dev.troupe.cluster.discovery..")
+            .should().dependOnClassesThat().resideInAPackage("dev.troupe.cluster.sharding..")
+            .check(TroupeArchitecture.production(classes));
+    }
 
     /** Discovery providers only propose endpoints: they know nothing of membership. */
     @ArchTest

@@ -3,12 +3,15 @@ package dev.troupe.remote;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.testkit.ActorTestKit;
 import dev.troupe.remote.jackson.JacksonSerializer;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Shared set-up for transport tests: nodes on 127.0.0.1 with free ports, short timers. */
 public final class RemoteTestKit implements AutoCloseable {
@@ -68,19 +71,9 @@ public final class RemoteTestKit implements AutoCloseable {
         });
     }
 
+    /** Waits for a condition: the test kit's awaitAssert, with the condition named in the failure. */
     public static void await(String what, Duration timeout, BooleanSupplier condition) {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what);
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for " + what);
-            }
-        }
+        ActorTestKit.awaitAssert(timeout, () -> assertThat(condition.getAsBoolean()).as(what).isTrue());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.troupe.actor.internal;
 
 import dev.troupe.actor.ActorPath;
+import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.DeadLetterReason;
@@ -246,11 +247,23 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
      * happen once per turn rather than per message) belongs in {@link #beginSample} and
      * {@link #endTurn}, never inside {@link #processMailbox}.
      *
-     * @param thread the dispatcher thread, or null when run inline
+     * @param thread the dispatcher thread, or null when run on another thread (a virtual
+     *        dispatcher's turn, or inline after shutdown): then the caller keeps the turn's counts
+     * @return the number of user messages the turn processed
      */
-    void run(DispatcherThread thread) {
+    int run(DispatcherThread thread) {
         final long waitStart = scheduledAt;
         final long start = beginSample(waitStart);
+        // Logging context: once per turn, and only when an MDC adapter that keeps values is bound.
+        final ActorMdc mdc = runtime.mdc;
+        ActorMdc.Previous mdcBefore = null;
+        if (mdc != null) {
+            if (thread != null) {
+                mdc.enter(thread, path);
+            } else {
+                mdcBefore = mdc.enterElsewhere(path);
+            }
+        }
         int n = 0;
         if (!systemQueue.isEmpty()) {
             processSystemMessages();
@@ -262,7 +275,11 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
             drainToDeadLetters();
         }
         endTurn(thread, n, start, waitStart);
+        if (mdcBefore != null) {
+            mdcBefore.restore();
+        }
         release();
+        return n;
     }
 
     /** @return the sample's start time, or 0 when this turn is not sampled */
@@ -391,6 +408,11 @@ public final class ActorCell<T> implements InternalActorRef<T>, ActorMetrics {
     @Override
     public boolean isLocal() {
         return true;
+    }
+
+    @Override
+    public ActorSystem system() {
+        return runtime.system();
     }
 
     @Override

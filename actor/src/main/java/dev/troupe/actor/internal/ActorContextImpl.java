@@ -6,9 +6,12 @@ import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Props;
-import dev.troupe.actor.StashBuffer;
 import dev.troupe.actor.TimerScheduler;
+import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.spi.BehaviorHost;
 import dev.troupe.actor.spi.InternalActorRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -28,14 +31,14 @@ import java.util.function.Function;
  * <p>Actor thread only, like the interface says. Timers, adapters and the logger are created
  * on first use.
  */
-final class ActorContextImpl<T> implements ActorContext<T> {
+final class ActorContextImpl<T> implements ActorContext<T>, BehaviorHost<T> {
 
     private final ActorCell<T> cell;
     private final DeathWatch deathWatch;
     private BehaviorInterpreter<T> interpreter;
     private TimerSchedulerImpl<T> timers;
     private HashMap<Class<?>, MessageAdapterRef<?>> adapters;
-    private System.Logger log;
+    private Logger log;
 
     ActorContextImpl(ActorCell<T> cell, DeathWatch deathWatch) {
         this.cell = cell;
@@ -44,6 +47,18 @@ final class ActorContextImpl<T> implements ActorContext<T> {
 
     void interpreter(BehaviorInterpreter<T> interpreter) {
         this.interpreter = interpreter;
+    }
+
+    // ---- BehaviorHost: what the interpreter asks of the actor ----
+
+    @Override
+    public ActorContext<T> context() {
+        return this;
+    }
+
+    @Override
+    public void unhandled(Object message) {
+        cell.runtime.deadLetters.publish(message, cell.path(), DeadLetterReason.UNHANDLED);
     }
 
     ActorCell<T> cell() {
@@ -60,11 +75,16 @@ final class ActorContextImpl<T> implements ActorContext<T> {
         return cell.runtime.system();
     }
 
+    /**
+     * The logger is named after the class that defined the actor's behavior when it is first
+     * asked for (in setup: the initial behavior), so {@code logging.level.com.acme.orders=DEBUG}
+     * reaches the actors whose behaviors {@code com.acme.orders} wrote. Made once per actor.
+     */
     @Override
-    public System.Logger log() {
-        System.Logger l = log;
+    public Logger log() {
+        Logger l = log;
         if (l == null) {
-            l = System.getLogger(interpreter.behaviorClass().getName());
+            l = LoggerFactory.getLogger(interpreter.definingClassName());
             log = l;
         }
         return l;
@@ -158,7 +178,8 @@ final class ActorContextImpl<T> implements ActorContext<T> {
     }
 
     /** @return the actor's timers, created on first use */
-    TimerScheduler<T> timers() {
+    @Override
+    public TimerScheduler<T> timers() {
         TimerSchedulerImpl<T> t = timers;
         if (t == null) {
             t = new TimerSchedulerImpl<>(cell, cell.runtime.timers);
@@ -173,31 +194,6 @@ final class ActorContextImpl<T> implements ActorContext<T> {
             timers.cancelAll();
         }
         cancelReceiveTimeout();
-    }
-
-    /**
-     * @param capacity the most messages it holds
-     * @return a new stash buffer of this actor
-     */
-    StashBuffer<T> newStashBuffer(int capacity) {
-        return new StashBufferImpl<>(this, capacity);
-    }
-
-    /**
-     * Processes a stashed message with {@code current}, for {@link StashBufferImpl#unstashAll}.
-     *
-     * @param current the behavior
-     * @param msg the message
-     * @return the behavior to go on with
-     */
-    Behavior<T> unstashed(Behavior<T> current, T msg) {
-        try {
-            return interpreter.unstashed(current, msg);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Exception e) {
-            throw new CompletionException(e);
-        }
     }
 
     // ---- adapters ----
@@ -231,6 +227,18 @@ final class ActorContextImpl<T> implements ActorContext<T> {
             final Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
             c.tellInternal(new AdaptMessage(value, cause, applyToResult));
         });
+    }
+
+    @Override
+    public <Req, Res> void ask(Class<Res> resClass, ActorRef<Req> target, Duration timeout,
+                               Function<ActorRef<Res>, Req> createRequest, BiFunction<Res, Throwable, T> applyToResponse) {
+        Objects.requireNonNull(resClass, "resClass");
+        Objects.requireNonNull(applyToResponse, "applyToResponse");
+        final ActorCell<T> c = cell;
+        // The reply ref checks the reply's class and the timer fails it; either way the outcome
+        // comes back through the mailbox, to be converted on this actor's thread.
+        PromiseRef.ask(c.runtime, target, timeout, resClass, createRequest).future()
+            .whenComplete((reply, failure) -> c.tellInternal(new AdaptMessage(reply, failure, applyToResponse)));
     }
 
     @Override

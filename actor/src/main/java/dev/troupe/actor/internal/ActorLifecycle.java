@@ -289,7 +289,7 @@ final class ActorLifecycle<T> implements SystemMessageHandler {
 
     /** @return the name of the class that defines the current behavior */
     String behaviorName() {
-        return interpreter.behaviorClass().getName();
+        return interpreter.definingClassName();
     }
 
     /** @return the actor's cell */

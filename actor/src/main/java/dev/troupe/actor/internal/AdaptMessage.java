@@ -39,8 +39,31 @@ final class AdaptMessage extends InternalMessage {
         actor.receiveUserMessage(msg);
     }
 
+    /**
+     * For a message adapter, the message sent to the adapter. For a {@code pipeToSelf} or
+     * {@code ask} result, the message the actor would have received: its function is a
+     * conversion by contract, so it is run here, where the dead letter is published, to name the
+     * message's type (with no function run, a failed future's dead letter would be null). If the
+     * function fails or returns null, the value, the failure, or this envelope describing them.
+     */
     @Override
     Object userMessage() {
-        return value;
+        if (resultAdapter == null) {
+            return value;
+        }
+        try {
+            final Object msg = resultAdapter.apply(value, failure);
+            if (msg != null) {
+                return msg;
+            }
+        } catch (RuntimeException e) {
+            // fall through to what the result was
+        }
+        return value != null ? value : failure != null ? failure : this;
+    }
+
+    @Override
+    public String toString() {
+        return "AdaptMessage(" + (failure != null ? "failure " + failure : "value " + value) + ")";
     }
 }

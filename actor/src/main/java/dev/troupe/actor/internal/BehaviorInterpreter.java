@@ -1,12 +1,20 @@
 package dev.troupe.actor.internal;
 
+import dev.troupe.actor.ActorContext;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.Behavior;
-import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.DeathPactException;
 import dev.troupe.actor.ExtensibleBehavior;
+import dev.troupe.actor.PostStop;
 import dev.troupe.actor.Signal;
+import dev.troupe.actor.StashBuffer;
 import dev.troupe.actor.Terminated;
+import dev.troupe.actor.TimerScheduler;
+import dev.troupe.actor.spi.BehaviorDriver;
+import dev.troupe.actor.spi.BehaviorHost;
+import org.slf4j.Logger;
+
+import java.util.function.Function;
 
 /**
  * Runs an actor's behavior: hands it messages and signals and works out the behavior that
@@ -15,22 +23,35 @@ import dev.troupe.actor.Terminated;
  * ({@code same}, {@code unhandled}, {@code stopped}) and the deferred and supervised
  * behaviors are resolved there and nowhere else.
  *
+ * <p>The runtime's actors drive it through {@link #receive} and {@link #signal} (their
+ * {@link ActorContextImpl} is the host); the SPI's {@link BehaviorDriver} face
+ * ({@link #interpretMessage}, {@link #interpretSignal}) drives the same code on the caller's
+ * thread for another host, the test kit's {@code BehaviorTestKit}: both faces share the
+ * dispatch to the behavior and the resolution of what it returned.
+ *
  * <p>Actor thread only. On the message path, a handler that returns {@code same()} or the
  * behavior itself costs two reference compares and allocates nothing.
  */
-final class BehaviorInterpreter<T> {
+final class BehaviorInterpreter<T> implements BehaviorDriver<T> {
 
     private static final int MAX_NESTING = 1000;
 
-    private final ActorContextImpl<T> context;
+    private final BehaviorHost<T> host;
+    /** The host's context, read once: handed to the behavior with every message. */
+    private final ActorContext<T> context;
     private final Behavior<T> initial;
-    /** The current behavior; null until the actor started. Never a marker but {@code stopped} transiently. */
+    /** The current behavior; null until the actor started. Never a marker. */
     private Behavior<T> behavior;
     /** Created when the actor first starts a supervised behavior. */
     private Supervision supervision;
+    /** Set by {@code Behaviors.logMessages} until the actor restarts; one field read per message. */
+    private boolean logMessages;
+    /** Set when the behavior stopped (written on the stop path only). */
+    private boolean stopped;
 
-    BehaviorInterpreter(ActorContextImpl<T> context, Behavior<T> initial) {
-        this.context = context;
+    BehaviorInterpreter(BehaviorHost<T> host, Behavior<T> initial) {
+        this.host = host;
+        this.context = host.context();
         this.initial = initial;
     }
 
@@ -47,11 +68,7 @@ final class BehaviorInterpreter<T> {
      */
     boolean receive(T msg) throws Exception {
         final Behavior<T> b = behavior;
-        final Behavior<T> next = b instanceof ExtensibleBehavior ? ((ExtensibleBehavior<T>) b).receive(context, msg) : inert(b);
-        if (next == b || next == SpecialBehavior.SAME) {
-            return false;
-        }
-        return become(next(b, next, msg, null));
+        return proceed(b, handle(b, msg), msg, null);
     }
 
     /**
@@ -65,11 +82,74 @@ final class BehaviorInterpreter<T> {
      */
     boolean signal(Signal signal, ActorRef<?> about) throws Exception {
         final Behavior<T> b = behavior;
-        final Behavior<T> next = b instanceof ExtensibleBehavior ? ((ExtensibleBehavior<T>) b).receiveSignal(context, signal) : inert(b);
+        return proceed(b, handleSignal(b, signal), signal, about);
+    }
+
+    // ---- the same, as the SPI's BehaviorDriver: returns what the handler returned ----
+
+    @Override
+    public Behavior<T> interpretMessage(T message) throws Exception {
+        checkAlive();
+        final Behavior<T> b = behavior;
+        final Behavior<T> next = handle(b, message);
+        proceed(b, next, message, null);
+        return next;
+    }
+
+    @Override
+    public Behavior<T> interpretSignal(Signal signal) throws Exception {
+        checkAlive();
+        final Behavior<T> b = behavior;
+        final Behavior<T> next = handleSignal(b, signal);
+        proceed(b, next, signal, signal instanceof Terminated ? ((Terminated) signal).getRef() : null);
+        return next;
+    }
+
+    @Override
+    public void postStop() {
+        signalQuietly(PostStop.instance());
+    }
+
+    @Override
+    public boolean isAlive() {
+        return !stopped;
+    }
+
+    @Override
+    public Behavior<T> currentBehavior() {
+        return behavior;
+    }
+
+    private void checkAlive() {
+        if (behavior == null) {
+            throw new IllegalStateException("the behavior has not started: call start() first");
+        }
+        if (stopped) {
+            throw new IllegalStateException("the behavior has stopped");
+        }
+    }
+
+    /** Hands a message to a behavior: the one dispatch of messages, for the actor's and the stash's. */
+    private Behavior<T> handle(Behavior<T> b, T msg) throws Exception {
+        if (logMessages) {
+            logMessage(msg);
+        }
+        return b instanceof ExtensibleBehavior ? ((ExtensibleBehavior<T>) b).receive(context, msg) : inert(b);
+    }
+
+    private Behavior<T> handleSignal(Behavior<T> b, Signal signal) throws Exception {
+        if (logMessages) {
+            logSignal(signal);
+        }
+        return b instanceof ExtensibleBehavior ? ((ExtensibleBehavior<T>) b).receiveSignal(context, signal) : inert(b);
+    }
+
+    /** @return whether the behavior stopped; same() or the behavior itself costs two compares */
+    private boolean proceed(Behavior<T> b, Behavior<T> next, Object input, ActorRef<?> about) {
         if (next == b || next == SpecialBehavior.SAME) {
             return false;
         }
-        return become(next(b, next, signal, about));
+        return become(next(b, next, input, about));
     }
 
     /**
@@ -81,8 +161,7 @@ final class BehaviorInterpreter<T> {
      * @return the behavior to go on with ({@code stopped()} if the actor is to stop)
      */
     Behavior<T> unstashed(Behavior<T> current, T msg) throws Exception {
-        final Behavior<T> next = current instanceof ExtensibleBehavior
-            ? ((ExtensibleBehavior<T>) current).receive(context, msg) : inert(current);
+        final Behavior<T> next = handle(current, msg);
         if (next == current || next == SpecialBehavior.SAME) {
             return current;
         }
@@ -96,6 +175,9 @@ final class BehaviorInterpreter<T> {
      * @param signal the signal
      */
     void signalQuietly(Signal signal) {
+        if (logMessages) {
+            logSignal(signal);
+        }
         final Behavior<T> b = behavior;
         if (b instanceof ExtensibleBehavior) {
             try {
@@ -112,13 +194,17 @@ final class BehaviorInterpreter<T> {
      *
      * @return whether the actor is to stop at once
      */
-    boolean start() {
+    @Override
+    public boolean start() {
+        logMessages = false;
+        stopped = false;
         final Behavior<T> started = unwrap(initial);
         if (started == SpecialBehavior.SAME || started == SpecialBehavior.UNHANDLED) {
             throw new IllegalStateException("the initial behavior of " + context.self().path() + " must not be same() or unhandled()");
         }
         if (started == SpecialBehavior.STOPPED) {
             behavior = SpecialBehavior.<T>empty();
+            stopped = true;
             return true;
         }
         behavior = started;
@@ -152,7 +238,7 @@ final class BehaviorInterpreter<T> {
         }
         if (next == SpecialBehavior.UNHANDLED) {
             if (!(input instanceof Signal)) {
-                context.cell().runtime.deadLetters.publish(input, context.self().path(), DeadLetterReason.UNHANDLED);
+                host.unhandled(input);
             } else if (input instanceof Terminated) {
                 throw new DeathPactException(about);
             }
@@ -168,6 +254,7 @@ final class BehaviorInterpreter<T> {
     /** @return whether the actor is to stop */
     private boolean become(Behavior<T> next) {
         if (next == SpecialBehavior.STOPPED) {
+            stopped = true;
             return true;
         }
         behavior = next;
@@ -182,7 +269,7 @@ final class BehaviorInterpreter<T> {
                 throw new IllegalStateException("behaviors nested more than " + MAX_NESTING + " deep in " + context.self().path());
             }
             if (current instanceof DeferredBehavior) {
-                current = ((DeferredBehavior<T>) current).create(context);
+                current = ((DeferredBehavior<T>) current).create(this);
             } else if (current instanceof SupervisedBehavior) {
                 final SupervisedBehavior<T> s = (SupervisedBehavior<T>) current;
                 supervision().register(s);
@@ -217,9 +304,52 @@ final class BehaviorInterpreter<T> {
         return behavior != null;
     }
 
-    /** @return the class that defines the current (or initial) behavior, for logs and metrics */
-    Class<?> behaviorClass() {
-        final Behavior<T> b = behavior != null ? behavior : initial;
-        return b.getClass();
+    /** @return the name of the class that defined the current (or, before start, the initial) behavior, for logs and metrics */
+    @Override
+    public String definingClassName() {
+        final Behavior<T> b = behavior;
+        return BehaviorNames.definingClassName(b != null ? b : initial);
+    }
+
+    // =====================================================================================
+    // What deferred behaviors ask for when they start
+    // =====================================================================================
+
+    /** @return the context handed to behaviors */
+    ActorContext<T> context() {
+        return context;
+    }
+
+    /** @return the actor's timers, created on first use */
+    TimerScheduler<T> timers() {
+        return host.timers();
+    }
+
+    /**
+     * @param capacity the most messages it holds
+     * @param factory makes the behavior with the new buffer
+     * @return the factory's behavior
+     */
+    Behavior<T> newStashBuffer(int capacity, Function<StashBuffer<T>, Behavior<T>> factory) {
+        return factory.apply(new StashBufferImpl<>(this, context.self().path(), capacity));
+    }
+
+    /** From now until the actor restarts or stops, every message and signal is logged at DEBUG. */
+    void logMessages() {
+        logMessages = true;
+    }
+
+    private void logMessage(Object msg) {
+        final Logger log = context.log();
+        if (log.isDebugEnabled()) {
+            log.debug("actor [{}] received message: {}", context.self().path(), msg);
+        }
+    }
+
+    private void logSignal(Signal signal) {
+        final Logger log = context.log();
+        if (log.isDebugEnabled()) {
+            log.debug("actor [{}] received signal: {}", context.self().path(), signal);
+        }
     }
 }

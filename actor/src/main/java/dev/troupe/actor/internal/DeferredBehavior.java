@@ -9,14 +9,17 @@ import java.util.function.Function;
 
 /**
  * A behavior made when the actor starts (and again when it restarts): {@code Behaviors.setup},
- * {@code withTimers}, {@code withStash}. The interpreter calls {@link #create} with the actor's
- * context, which also gives the timers and stash buffers, so no factory casts a context.
+ * {@code withTimers}, {@code withStash}, {@code logMessages}. The interpreter calls
+ * {@link #create} with itself, which gives the context, the timers and stash buffers, so no
+ * factory casts a context.
  */
-public abstract class DeferredBehavior<T> extends Behavior<T> {
+public abstract class DeferredBehavior<T> extends Behavior<T> implements BehaviorNames.Defined {
 
+    private final String kind;
     private final Object factory;
 
-    private DeferredBehavior(Object factory) {
+    private DeferredBehavior(String kind, Object factory) {
+        this.kind = kind;
         this.factory = factory;
     }
 
@@ -26,10 +29,10 @@ public abstract class DeferredBehavior<T> extends Behavior<T> {
      * @return {@code Behaviors.setup(factory)}
      */
     public static <T> Behavior<T> setup(Function<ActorContext<T>, Behavior<T>> factory) {
-        return new DeferredBehavior<T>(factory) {
+        return new DeferredBehavior<T>("setup", factory) {
             @Override
-            Behavior<T> make(ActorContextImpl<T> ctx) {
-                return factory.apply(ctx);
+            Behavior<T> make(BehaviorInterpreter<T> interpreter) {
+                return factory.apply(interpreter.context());
             }
         };
     }
@@ -40,10 +43,10 @@ public abstract class DeferredBehavior<T> extends Behavior<T> {
      * @return {@code Behaviors.withTimers(factory)}
      */
     public static <T> Behavior<T> withTimers(Function<TimerScheduler<T>, Behavior<T>> factory) {
-        return new DeferredBehavior<T>(factory) {
+        return new DeferredBehavior<T>("withTimers", factory) {
             @Override
-            Behavior<T> make(ActorContextImpl<T> ctx) {
-                return factory.apply(ctx.timers());
+            Behavior<T> make(BehaviorInterpreter<T> interpreter) {
+                return factory.apply(interpreter.timers());
             }
         };
     }
@@ -55,35 +58,61 @@ public abstract class DeferredBehavior<T> extends Behavior<T> {
      * @return {@code Behaviors.withStash(capacity, factory)}
      */
     public static <T> Behavior<T> withStash(int capacity, Function<StashBuffer<T>, Behavior<T>> factory) {
-        return new DeferredBehavior<T>(factory) {
+        return new DeferredBehavior<T>("withStash", factory) {
             @Override
-            Behavior<T> make(ActorContextImpl<T> ctx) {
-                return factory.apply(ctx.newStashBuffer(capacity));
+            Behavior<T> make(BehaviorInterpreter<T> interpreter) {
+                return interpreter.newStashBuffer(capacity, factory);
             }
         };
     }
 
-    abstract Behavior<T> make(ActorContextImpl<T> ctx);
+    /**
+     * @param behavior the behavior whose messages and signals are logged
+     * @param <T> the message type
+     * @return {@code Behaviors.logMessages(behavior)}: the actor logs each message and signal at
+     *         DEBUG on its context's logger from now until it restarts or stops
+     */
+    public static <T> Behavior<T> logMessages(Behavior<T> behavior) {
+        return new DeferredBehavior<T>("logMessages", behavior) {
+            @Override
+            Behavior<T> make(BehaviorInterpreter<T> interpreter) {
+                interpreter.logMessages();
+                return behavior;
+            }
+
+            @Override
+            public String definingClassName() {
+                return BehaviorNames.definingClassName(behavior);
+            }
+
+            @Override
+            public String toString() {
+                return "Behaviors.logMessages(" + behavior + ")";
+            }
+        };
+    }
+
+    abstract Behavior<T> make(BehaviorInterpreter<T> interpreter);
 
     /**
-     * @param ctx the actor's context
+     * @param interpreter the interpreter of the actor starting the behavior
      * @return the behavior to start with
      */
-    final Behavior<T> create(ActorContextImpl<T> ctx) {
-        final Behavior<T> b = make(ctx);
+    final Behavior<T> create(BehaviorInterpreter<T> interpreter) {
+        final Behavior<T> b = make(interpreter);
         if (b == null) {
             throw new IllegalStateException("the factory of " + this + " returned null");
         }
         return b;
     }
 
-    /** @return the class that defined the factory, for names in logs and metrics */
-    Class<?> factoryClass() {
-        return factory.getClass();
+    @Override
+    public String definingClassName() {
+        return BehaviorNames.ofFunction(factory);
     }
 
     @Override
     public String toString() {
-        return "Behaviors.setup(" + factory.getClass().getName() + ")";
+        return "Behaviors." + kind + " of " + definingClassName();
     }
 }

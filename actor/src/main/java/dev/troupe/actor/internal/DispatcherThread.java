@@ -5,7 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One thread of a {@link Dispatcher}. It polls the dispatcher's run queue and runs the
+ * One thread of a {@link PlatformDispatcher}. It polls the dispatcher's run queue and runs the
  * actors it finds; when there is nothing to run it spins, then yields, then parks until a
  * producer unparks it (or {@code maxPark} passes).
  *
@@ -48,7 +48,7 @@ public final class DispatcherThread extends Thread {
     /** Distinct tasks one turn may defer to its end; beyond, callers run theirs at once. */
     private static final int END_OF_TURN_TASKS = 16;
 
-    final Dispatcher dispatcher;
+    final PlatformDispatcher dispatcher;
     final long startNanos;
 
     // Padding keeps this thread's hot counters off the cache lines of its neighbours' counters.
@@ -68,23 +68,25 @@ public final class DispatcherThread extends Thread {
     /** Tasks to run when the current turn ends (see {@link #runAtEndOfTurn}); this thread only. */
     private final Runnable[] endOfTurn = new Runnable[END_OF_TURN_TASKS];
     private int endOfTurnCount;
+    /** Whether a turn left its MDC entries on this thread; they are removed before it parks ({@link ActorMdc}). This thread only. */
+    boolean mdcSet;
     @SuppressWarnings("unused")
     private long p11, p12, p13, p14, p15, p16, p17, p18;
 
-    DispatcherThread(Dispatcher dispatcher, String name) {
+    DispatcherThread(PlatformDispatcher dispatcher, String name) {
         super(name);
         this.dispatcher = dispatcher;
         this.startNanos = System.nanoTime();
     }
 
     /** @return the dispatcher this thread belongs to */
-    public Dispatcher dispatcher() {
+    public PlatformDispatcher dispatcher() {
         return dispatcher;
     }
 
     @Override
     public void run() {
-        final Dispatcher d = dispatcher;
+        final PlatformDispatcher d = dispatcher;
         final int spins = d.idleSpins;
         final int yields = spins + d.idleYields;
         final long maxParkNanos = d.maxParkNanos;
@@ -131,6 +133,11 @@ public final class DispatcherThread extends Thread {
                     Thread.yield();
                 } else {
                     idle = yields;
+                    if (mdcSet) {
+                        // Out of work for a while: the last turn's logging context goes before the thread sleeps.
+                        mdcSet = false;
+                        ActorMdc.clear();
+                    }
                     park(d, maxParkNanos);
                 }
             }
@@ -148,7 +155,7 @@ public final class DispatcherThread extends Thread {
         }
     }
 
-    private void park(Dispatcher d, long maxParkNanos) {
+    private void park(PlatformDispatcher d, long maxParkNanos) {
         PARKED.setVolatile(this, 1);
         d.parkedCount.incrementAndGet();
         // Re-check after announcing: a producer that offered before seeing parkedCount > 0

@@ -17,8 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The dispatchers of one system: the default one, the named ones from the settings
- * (all started eagerly), and one single-thread dispatcher per pinned actor, created at
- * spawn and shut down when the actor stops.
+ * (all started eagerly; platform or virtual, as their settings say), and one single-thread
+ * platform dispatcher per pinned actor, created at spawn and shut down when the actor stops.
  */
 public final class Dispatchers {
 
@@ -34,6 +34,8 @@ public final class Dispatchers {
     private final PinnedMetrics pinnedMetrics = new PinnedMetrics();
     private final AtomicLong pinnedSeq = new AtomicLong();
     private final List<DispatcherMetrics> all;
+    /** Whether a dispatcher runs turns on virtual threads, which the actor-thread check must then recognise. */
+    private final boolean anyVirtual;
 
     /**
      * @param owner the runtime the threads belong to, for the actor-thread check
@@ -44,20 +46,35 @@ public final class Dispatchers {
         this.owner = owner;
         this.systemName = systemName;
         this.settings = settings;
-        this.defaultDispatcher = new Dispatcher(owner, systemName, settings.defaultDispatcher(), settings.daemonThreads());
+        this.defaultDispatcher = create(owner, systemName, settings.defaultDispatcher(), settings.daemonThreads());
         byName.put(defaultDispatcher.name(), defaultDispatcher);
+        // Asked of the settings, not with instanceof: a system without a virtual dispatcher never
+        // loads VirtualDispatcher, so the cells' dispatcher calls keep a single implementation.
+        boolean virtual = settings.defaultDispatcher().type() == DispatcherSettings.Type.VIRTUAL;
         for (DispatcherSettings s : settings.dispatchers().values()) {
-            byName.put(s.name(), new Dispatcher(owner, systemName, s, settings.daemonThreads()));
+            byName.put(s.name(), create(owner, systemName, s, settings.daemonThreads()));
+            virtual |= s.type() == DispatcherSettings.Type.VIRTUAL;
         }
+        this.anyVirtual = virtual;
         final List<DispatcherMetrics> list = new ArrayList<>(byName.values());
         list.add(pinnedMetrics);
         this.all = Collections.unmodifiableList(list);
     }
 
+    private static Dispatcher create(Object owner, String systemName, DispatcherSettings s, boolean daemon) {
+        // VirtualDispatcher.create returns a Dispatcher, so verifying this method does not load that class.
+        return s.type() == DispatcherSettings.Type.VIRTUAL ? VirtualDispatcher.create(owner, systemName, s) : new PlatformDispatcher(owner, systemName, s, daemon);
+    }
+
+    /** @return whether the calling thread runs a turn of one of these dispatchers' virtual threads */
+    boolean isVirtualTurnThread() {
+        return anyVirtual && VirtualDispatcher.isTurnThreadOf(owner);
+    }
+
     Dispatcher select(Props props) {
         if (props.pinned()) {
             final DispatcherSettings d = settings.defaultDispatcher();
-            final Dispatcher p = new Dispatcher(owner, systemName,
+            final Dispatcher p = new PlatformDispatcher(owner, systemName,
                 new DispatcherSettings(PINNED + "-" + pinnedSeq.incrementAndGet(), 1, d.throughput(), d.idleSpins(), d.idleYields(), d.maxPark()),
                 settings.daemonThreads());
             pinned.add(p);

@@ -1,6 +1,7 @@
 package dev.troupe.actor.internal;
 
 import dev.troupe.actor.ActorPath;
+import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.spi.InternalActorRef;
 import dev.troupe.actor.spi.SystemMessage;
 
@@ -43,6 +44,11 @@ final class MessageAdapterRef<U> implements InternalActorRef<U> {
     @Override
     public boolean isLocal() {
         return true;
+    }
+
+    @Override
+    public ActorSystem system() {
+        return cell.runtime.system();
     }
 
     @Override

@@ -1,12 +1,13 @@
 package dev.troupe.actor.internal;
 
 import dev.troupe.actor.Behavior;
+import dev.troupe.actor.Behaviors;
 
 /**
  * The marker behaviors: same, unhandled, stopped, empty, ignore. Each is a singleton,
  * compared by identity on the message path.
  */
-public final class SpecialBehavior<T> extends Behavior<T> {
+public final class SpecialBehavior<T> extends Behavior<T> implements BehaviorNames.Defined {
 
     /** Keep the current behavior. */
     public static final SpecialBehavior<Object> SAME = new SpecialBehavior<>("same");
@@ -32,6 +33,11 @@ public final class SpecialBehavior<T> extends Behavior<T> {
 
     private SpecialBehavior(String name) {
         this.name = name;
+    }
+
+    @Override
+    public String definingClassName() {
+        return Behaviors.class.getName();
     }
 
     @Override

@@ -1,10 +1,12 @@
 package dev.troupe.actor.internal;
 
+import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.StashBuffer;
 import dev.troupe.actor.StashOverflowException;
 
 import java.util.Objects;
+import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 
 /**
@@ -13,17 +15,20 @@ import java.util.function.Consumer;
  */
 final class StashBufferImpl<T> implements StashBuffer<T> {
 
-    private final ActorContextImpl<T> context;
+    private final BehaviorInterpreter<T> interpreter;
+    private final ActorPath path;
     private final Object[] ring;
     private int head;
     private int size;
 
     /**
-     * @param context the owning actor's context
+     * @param interpreter the owning actor's interpreter, which processes unstashed messages
+     * @param path the owning actor's path, for the overflow message
      * @param capacity the most messages stashed
      */
-    StashBufferImpl(ActorContextImpl<T> context, int capacity) {
-        this.context = context;
+    StashBufferImpl(BehaviorInterpreter<T> interpreter, ActorPath path, int capacity) {
+        this.interpreter = interpreter;
+        this.path = path;
         this.ring = new Object[capacity];
     }
 
@@ -31,7 +36,7 @@ final class StashBufferImpl<T> implements StashBuffer<T> {
     public void stash(T message) {
         Objects.requireNonNull(message, "message");
         if (size == ring.length) {
-            throw new StashOverflowException("stash buffer of " + context.self().path() + " is full (capacity " + ring.length + ")");
+            throw new StashOverflowException("stash buffer of " + path + " is full (capacity " + ring.length + ")");
         }
         ring[(head + size) % ring.length] = message;
         size++;
@@ -95,11 +100,22 @@ final class StashBufferImpl<T> implements StashBuffer<T> {
             ring[head] = null;
             head = (head + 1) % ring.length;
             size--;
-            current = context.unstashed(current, msg);
+            current = unstashed(current, msg);
             if (current == SpecialBehavior.STOPPED) {
                 return current;
             }
         }
         return current;
+    }
+
+    /** Processes one stashed message with {@code current}; a checked failure travels unchecked to the actor's supervision. */
+    private Behavior<T> unstashed(Behavior<T> current, T msg) {
+        try {
+            return interpreter.unstashed(current, msg);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Exception e) {
+            throw new CompletionException(e);
+        }
     }
 }

@@ -14,7 +14,7 @@ import java.util.Objects;
  * the order they were added. The interpreter unwraps it when the actor starts or switches to it
  * and registers the strategies with the actor's {@link Supervision}.
  */
-public final class SupervisedBehavior<T> extends Behaviors.Supervise<T> {
+public final class SupervisedBehavior<T> extends Behaviors.Supervise<T> implements BehaviorNames.Defined {
 
     private final Behavior<T> behavior;
     private final List<Class<? extends Throwable>> failures;
@@ -54,6 +54,11 @@ public final class SupervisedBehavior<T> extends Behaviors.Supervise<T> {
 
     List<SupervisorStrategy> strategies() {
         return strategies;
+    }
+
+    @Override
+    public String definingClassName() {
+        return BehaviorNames.definingClassName(behavior);
     }
 
     @Override

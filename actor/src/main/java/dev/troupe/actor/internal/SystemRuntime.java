@@ -8,11 +8,14 @@ import dev.troupe.actor.Behavior;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.Props;
 import dev.troupe.actor.spi.ActorSystemSpi;
+import dev.troupe.actor.spi.BehaviorDriver;
+import dev.troupe.actor.spi.BehaviorHost;
 import dev.troupe.actor.spi.Cancellable;
 import dev.troupe.actor.spi.InternalActorRef;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +23,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The runtime behind one {@link ActorSystem}: its dispatchers, timer thread, dead letters,
@@ -53,12 +55,20 @@ public final class SystemRuntime implements ActorSystemSpi {
     final Dispatchers dispatchers;
     final TimerService timers;
     final SystemMetricsImpl metrics;
+    /** The MDC of the actors' turns; null when the bound MDC adapter keeps nothing (then turns skip it). */
+    final ActorMdc mdc;
     private final ActorCell<Object> root;
     private final ActorCell<Object> userGuardian;
     private final ActorCell<Object> systemGuardian;
     private final ActorPath tempPath;
     private final ConcurrentHashMap<String, InternalActorRef<?>> temps = new ConcurrentHashMap<>();
-    private final AtomicLong tempSeq = new AtomicLong();
+    /**
+     * Names temporary refs. A reply-to ref is an address anyone who learns it can send to (from
+     * another node too), so its name must not be guessable from other names: 64 bits from a
+     * {@link SecureRandom} made once per system, never a counter. Asks allocate anyway, and the
+     * generator's lock costs far less than the ask's own future and timer entry.
+     */
+    private final SecureRandom tempNames = new SecureRandom();
     private final CompletableFuture<Void> whenTerminated = new CompletableFuture<>();
     private final List<Runnable> terminationHooks = new ArrayList<>();
     private final long startNanos = System.nanoTime();
@@ -87,6 +97,7 @@ public final class SystemRuntime implements ActorSystemSpi {
         this.dispatchers = new Dispatchers(this, name, settings);
         this.timers = new TimerService(name, settings.timerTick(), settings.timerTicksPerWheel(), settings.daemonThreads());
         this.metrics = new SystemMetricsImpl(name, dispatchers, deadLetters);
+        this.mdc = ActorMdc.create(name);
         this.root = ActorCell.createRoot(this, rootPath);
         this.userGuardian = root.children.spawnGuardian("user");
         this.systemGuardian = root.children.spawnGuardian("system");
@@ -303,7 +314,11 @@ public final class SystemRuntime implements ActorSystemSpi {
 
     @Override
     public ActorPath newTempPath() {
-        return tempPath.child("$" + Long.toString(tempSeq.incrementAndGet(), 36));
+        String name;
+        do {
+            name = "$" + Long.toUnsignedString(tempNames.nextLong(), 36);
+        } while (temps.containsKey(name));
+        return tempPath.child(name);
     }
 
     @Override
@@ -331,7 +346,8 @@ public final class SystemRuntime implements ActorSystemSpi {
     @Override
     public boolean isActorThread() {
         final Thread t = Thread.currentThread();
-        return (t instanceof DispatcherThread && ((DispatcherThread) t).dispatcher.owner == this) || timers.isTimerThread(t);
+        return (t instanceof DispatcherThread && ((DispatcherThread) t).dispatcher.owner == this) || timers.isTimerThread(t)
+            || dispatchers.isVirtualTurnThread();
     }
 
     @Override
@@ -353,6 +369,11 @@ public final class SystemRuntime implements ActorSystemSpi {
     @Override
     public void publishDeadLetter(Object message, ActorPath recipient, DeadLetterReason reason) {
         deadLetters.publish(message, recipient, reason);
+    }
+
+    @Override
+    public <T> BehaviorDriver<T> newBehaviorDriver(BehaviorHost<T> host, Behavior<T> behavior) {
+        return new BehaviorInterpreter<>(Objects.requireNonNull(host, "host"), Objects.requireNonNull(behavior, "behavior"));
     }
 
     @Override

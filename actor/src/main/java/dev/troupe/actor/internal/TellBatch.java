@@ -66,7 +66,7 @@ final class TellBatch {
         for (int i = 0; i < n; i++) {
             final ActorCell<?> c = cells[i];
             cells[i] = null;
-            c.dispatcher.enqueue(c);
+            c.dispatcher.executeFair(c); // the tail of the shared queue, as a tell from outside the runtime
         }
     }
 }

@@ -202,7 +202,7 @@ public final class PoolRouter<T> extends ExtensibleBehavior<T> {
                 }
             }
             if (core.size() == 0) {
-                ctx.log().log(System.Logger.Level.WARNING, "pool router " + ctx.self().path() + " has no routees left; stopping");
+                ctx.log().warn("pool router {} has no routees left; stopping", ctx.self().path());
                 return Behaviors.stopped();
             }
             return Behaviors.same();
@@ -216,8 +216,8 @@ public final class PoolRouter<T> extends ExtensibleBehavior<T> {
                 window[1] = now;
             }
             if (++window[0] > MAX_REPLACEMENTS_PER_SLOT) {
-                ctx.log().log(System.Logger.Level.WARNING, "routee slot " + slot + " of " + ctx.self().path()
-                    + " stopped " + MAX_REPLACEMENTS_PER_SLOT + " times within a second; dropping the slot");
+                ctx.log().warn("routee slot {} of {} stopped {} times within a second; dropping the slot",
+                    slot, ctx.self().path(), MAX_REPLACEMENTS_PER_SLOT);
                 return null;
             }
             try {

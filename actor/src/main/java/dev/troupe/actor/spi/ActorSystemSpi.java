@@ -2,6 +2,7 @@ package dev.troupe.actor.spi;
 
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.Behavior;
 import dev.troupe.actor.DeadLetterReason;
 
 import java.time.Duration;
@@ -40,7 +41,8 @@ public interface ActorSystemSpi {
 
     /**
      * A fresh path under {@code /temp} for a temporary ref (an ask's reply-to ref, a transport's
-     * stand-in). The name is unique for the life of the system.
+     * stand-in). The name is 64 random bits from a {@link java.security.SecureRandom}, so it cannot
+     * be guessed from the names of other temporary refs; it is not in use when returned.
      *
      * @return the path, not yet registered
      */
@@ -107,4 +109,17 @@ public interface ActorSystemSpi {
      * @param reason why it was not delivered
      */
     void publishDeadLetter(Object message, ActorPath recipient, DeadLetterReason reason);
+
+    /**
+     * A driver that runs {@code behavior} on the calling thread for {@code host}, with the
+     * runtime's own interpreter: for tools that run a behavior outside an actor (the test kit's
+     * synchronous {@code BehaviorTestKit}). Nothing is spawned; the driver uses this system for
+     * nothing but the interpretation code.
+     *
+     * @param host the context, timers and unhandled-message sink the behavior sees
+     * @param behavior the initial behavior, not yet started
+     * @param <T> the message type
+     * @return the driver; call {@link BehaviorDriver#start()} first
+     */
+    <T> BehaviorDriver<T> newBehaviorDriver(BehaviorHost<T> host, Behavior<T> behavior);
 }

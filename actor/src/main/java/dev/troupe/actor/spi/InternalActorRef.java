@@ -1,6 +1,7 @@
 package dev.troupe.actor.spi;
 
 import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
 
 /**
  * The runtime's view of a ref: besides user messages it takes system messages (watch,
@@ -21,6 +22,17 @@ public interface InternalActorRef<T> extends ActorRef<T> {
 
     /** @return whether the actor lives in this JVM */
     boolean isLocal();
+
+    /**
+     * The local system this ref was made by: for a local actor its own system, for a remote ref
+     * the system whose transport sends through it. {@code AskPattern.ask} without a system
+     * argument times its wait on that system's timer.
+     *
+     * @return the system, or null for a ref that belongs to none
+     */
+    default ActorSystem system() {
+        return null;
+    }
 
     /**
      * @param ref a ref made by the runtime or by a module built on this SPI

@@ -19,7 +19,11 @@
  *       once when the node that would answer is lost.</li>
  *   <li>{@link dev.troupe.actor.spi.ActorSystemSpi#of}: the runtime hooks of one system
  *       (resolving local refs, temporary refs, one-shot timers, the actor-thread check,
- *       dead letters).</li>
+ *       dead letters) and {@link dev.troupe.actor.spi.ActorSystemSpi#newBehaviorDriver}.</li>
+ *   <li>{@link dev.troupe.actor.spi.BehaviorDriver} and {@link dev.troupe.actor.spi.BehaviorHost}: the
+ *       runtime's behavior interpreter, driven synchronously for a host that is not one of its
+ *       actors (the test kit's {@code BehaviorTestKit}), so a behavior under test is interpreted
+ *       by the same code as in production.</li>
  * </ul>
  *
  * <p>Types here may change between minor versions together with the modules that use them;

@@ -233,7 +233,12 @@ public class TroupeProperties implements Validator {
     public static class Dispatcher {
 
         /**
-         * Number of threads. Defaults to the number of available processors.
+         * Kind of threads: platform (a fixed pool) or virtual (a virtual thread per turn, for actors that block; Java 21+).
+         */
+        private DispatcherSettings.Type type = DispatcherSettings.Type.PLATFORM;
+
+        /**
+         * Number of threads; for a virtual dispatcher, the most turns in progress at once. Defaults to the number of available processors.
          */
         private Integer threads;
 
@@ -256,6 +261,14 @@ public class TroupeProperties implements Validator {
          * Longest a parked idle thread sleeps before polling again; new work wakes it at once.
          */
         private Duration maxPark = Duration.ofMillis(50);
+
+        public DispatcherSettings.Type getType() {
+            return type;
+        }
+
+        public void setType(DispatcherSettings.Type type) {
+            this.type = type;
+        }
 
         public Integer getThreads() {
             return threads;
@@ -299,7 +312,7 @@ public class TroupeProperties implements Validator {
 
         DispatcherSettings toSettings(String name) {
             final int n = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-            return new DispatcherSettings(name, n, throughput, idleSpins, idleYields, maxPark);
+            return new DispatcherSettings(name, n, throughput, idleSpins, idleYields, maxPark, type);
         }
     }
 

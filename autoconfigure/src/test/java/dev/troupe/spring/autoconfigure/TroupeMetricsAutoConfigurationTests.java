@@ -29,6 +29,7 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import static dev.troupe.actor.testkit.ActorTestKit.awaitAssert;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TroupeMetricsAutoConfigurationTests {
@@ -52,7 +53,7 @@ class TroupeMetricsAutoConfigurationTests {
             for (int i = 0; i < 468; i++) {
                 counter.tell(new Counter.Increment());
             }
-            waitUntil(() -> counterProcessed.count() == 468);
+            awaitAssert(Duration.ofSeconds(10), () -> assertThat(counterProcessed.count()).isEqualTo(468));
             // Timings are sampled one turn in 16 of each actor. One message at a time, each sent only
             // once the previous one is counted (after its turn's sample is recorded), makes 32 turns
             // of one message each: no message is taken by a turn already running, so no sampled turn
@@ -60,7 +61,7 @@ class TroupeMetricsAutoConfigurationTests {
             for (int i = 1; i <= 32; i++) {
                 counter.tell(new Counter.Increment());
                 final int expected = 468 + i;
-                waitUntil(() -> counterProcessed.count() == expected);
+                awaitAssert(Duration.ofSeconds(10), () -> assertThat(counterProcessed.count()).isEqualTo(expected));
             }
             for (int i = 0; i < 64; i++) {
                 final long count = AskPattern.<Counter.Command, Long>ask(counter, Counter.Get::new, ASK, system)
@@ -69,7 +70,7 @@ class TroupeMetricsAutoConfigurationTests {
             }
             // An actor that stops while a message waits produces a dead letter 'stopped'.
             final ActorRef<String> doomed = system.spawn(Behaviors.stopped(), "doomed");
-            waitUntil(() -> system.metrics().liveActors() == 1);
+            awaitAssert(Duration.ofSeconds(10), () -> assertThat(system.metrics().liveActors()).isEqualTo(1));
             doomed.tell("too late");
 
             for (TroupeMeter meter : TroupeMeter.values()) {
@@ -80,7 +81,7 @@ class TroupeMetricsAutoConfigurationTests {
             }
             assertThat(registry.get("troupe.actors.live").tag("system", "metered").gauge().value()).isEqualTo(1.0);
             // A turn's counts are published as it ends, which may be just after the last reply arrived.
-            waitUntil(() -> counterProcessed.count() == 564);
+            awaitAssert(Duration.ofSeconds(10), () -> assertThat(counterProcessed.count()).isEqualTo(564));
             assertThat(registry.get("troupe.messages.processed").tags("system", "metered", "dispatcher", "default")
                 .functionCounter().count()).isGreaterThanOrEqualTo(564);
             assertThat(registry.get("troupe.actor.messages.processed").tags("actor", "counter", "dispatcher", "default")
@@ -109,7 +110,7 @@ class TroupeMetricsAutoConfigurationTests {
                 for (int i = 0; i < 5; i++) {
                     held.tell("m" + i);
                 }
-                waitUntil(() -> registry.get("troupe.mailbox.backlog").gauge().value() <= 4);
+                awaitAssert(Duration.ofSeconds(10), () -> assertThat(registry.get("troupe.mailbox.backlog").gauge().value()).isLessThanOrEqualTo(4));
                 assertThat(registry.get("troupe.mailbox.backlog").gauge().value()).isEqualTo(4.0);
             } finally {
                 gate.release(5);
@@ -185,7 +186,7 @@ class TroupeMetricsAutoConfigurationTests {
             assertThat(registry.find("troupe.mailbox.size").tag("actor", "audit").gauge()).isNotNull();
             assertThat(troupeMeterIds(registry)).hasSize(before.size() + 3);
             system.stop(tracked);
-            waitUntil(() -> system.metrics().liveActors() == 10_001);
+            awaitAssert(Duration.ofSeconds(10), () -> assertThat(system.metrics().liveActors()).isEqualTo(10_001));
             metrics.refresh();
             assertThat(troupeMeterIds(registry)).isEqualTo(before);
         });
@@ -199,10 +200,6 @@ class TroupeMetricsAutoConfigurationTests {
             }
         }
         return ids;
-    }
-
-    static void waitUntil(java.util.function.BooleanSupplier condition) {
-        dev.troupe.spring.Await.until("condition", condition);
     }
 
     @Configuration(proxyBeanMethods = false)

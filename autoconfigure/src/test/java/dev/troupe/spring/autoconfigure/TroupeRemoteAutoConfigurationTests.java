@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static dev.troupe.actor.testkit.ActorTestKit.awaitAssert;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Two application contexts talking over real sockets on 127.0.0.1. */
@@ -247,7 +248,7 @@ class TroupeRemoteAutoConfigurationTests {
                         for (int i = 0; i < 10; i++) {
                             ref.tell("hello " + i);
                         }
-                        waitUntil(() -> actors.received.get() == 10);
+                        awaitAssert(Duration.ofSeconds(15), () -> assertThat(actors.received.get()).isEqualTo(10));
 
                         final String peer = "a@127.0.0.1:" + port;
                         client.getBean(dev.troupe.spring.metrics.TroupeMetrics.class).refresh();
@@ -273,10 +274,6 @@ class TroupeRemoteAutoConfigurationTests {
                         assertThat(remote.peers().get(0).messagesSent()).isEqualTo(10);
                     });
             });
-    }
-
-    static void waitUntil(java.util.function.BooleanSupplier condition) {
-        dev.troupe.spring.Await.until("condition", Duration.ofSeconds(15), condition);
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -59,14 +59,8 @@ class SpringCloudDiscoveryTests {
         return d.lookup().toCompletableFuture().get(20, TimeUnit.SECONDS);
     }
 
-    static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(20); // polling interval of the wait
-        }
+    static void await(String what, BooleanSupplier condition) {
+        dev.troupe.spring.Await.until(what, java.time.Duration.ofSeconds(30), condition);
     }
 
     final ApplicationContextRunner simple = new ApplicationContextRunner()

@@ -15,9 +15,12 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static dev.troupe.actor.testkit.ActorTestKit.awaitAssert;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TroupeHealthIndicatorTests {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
 
     private final ActorSystem system = ActorSystem.create("health", ActorSystemSettings.builder()
         .defaultDispatcher(DispatcherSettings.of("default").withThreads(1)).daemonThreads(true).build());
@@ -65,9 +68,9 @@ class TroupeHealthIndicatorTests {
         final ActorRef<String> blocker = system.spawn(gate.behavior(), "blocker", Props.empty());
         final ActorRef<String> other = system.spawn(gate.behavior(), "other", Props.empty());
         blocker.tell("block the only thread");
-        waitUntil(() -> gate.entered() == 1);
+        awaitAssert(WAIT, () -> assertThat(gate.entered()).isEqualTo(1));
         other.tell("waits for a thread");
-        waitUntil(() -> system.metrics().dispatchers().get(0).queuedActors() > 0);
+        awaitAssert(WAIT, () -> assertThat(system.metrics().dispatchers().get(0).queuedActors()).isPositive());
 
         assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
         clock.addAndGet(Duration.ofSeconds(4).toNanos());
@@ -79,7 +82,7 @@ class TroupeHealthIndicatorTests {
 
         gate.release(2);
         gate.awaitProcessed(2);
-        waitUntil(() -> system.metrics().dispatchers().get(0).queuedActors() == 0);
+        awaitAssert(WAIT, () -> assertThat(system.metrics().dispatchers().get(0).queuedActors()).isZero());
         assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
     }
 
@@ -89,7 +92,7 @@ class TroupeHealthIndicatorTests {
         final ActorRef<String> slow = system.spawn(gate.behavior(), "slow", Props.empty());
         slow.tell("hold the drain");
         slow.tell("still queued");
-        waitUntil(() -> system.metrics().dispatchers().get(0).runs() >= 0 && mailboxSize() == 1);
+        awaitAssert(WAIT, () -> assertThat(mailboxSize()).isEqualTo(1));
         system.shutdown(Duration.ofSeconds(5));
         assertThat(indicator.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
         gate.release(2);
@@ -105,9 +108,5 @@ class TroupeHealthIndicatorTests {
 
     private TroupeHealthIndicator indicator(long threshold, long recovery) {
         return new TroupeHealthIndicator(system, threshold, recovery, Duration.ofSeconds(5), clock::get);
-    }
-
-    private static void waitUntil(java.util.function.BooleanSupplier condition) {
-        dev.troupe.spring.Await.until("condition", condition);
     }
 }

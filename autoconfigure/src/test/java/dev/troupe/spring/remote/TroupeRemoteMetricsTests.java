@@ -55,13 +55,7 @@ class TroupeRemoteMetricsTests {
         }
     }
 
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        final long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("condition not met within 20 s");
-            }
-            Thread.sleep(10); // polling a condition
-        }
+    private static void await(BooleanSupplier condition) {
+        dev.troupe.spring.Await.until("condition", Duration.ofSeconds(20), condition);
     }
 }

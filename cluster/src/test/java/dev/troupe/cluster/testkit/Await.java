@@ -1,8 +1,12 @@
 package dev.troupe.cluster.testkit;
 
+import dev.troupe.actor.testkit.ActorTestKit;
+
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Waits on conditions, never on the clock alone: polls until true or fails after a bound. */
 public final class Await {
@@ -26,17 +30,7 @@ public final class Await {
      * @param state describes the current state when the bound passes
      */
     public static void until(String what, Duration timeout, BooleanSupplier condition, Supplier<String> state) {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what + "; " + state.get());
-            }
-            try {
-                Thread.sleep(5); // polling interval of the wait, not a synchronization
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for " + what, e);
-            }
-        }
+        // the test kit's awaitAssert does the polling; the description is built only when a try fails
+        ActorTestKit.awaitAssert(timeout, () -> assertThat(condition.getAsBoolean()).as(() -> what + "; " + state.get()).isTrue());
     }
 }

@@ -1,6 +1,7 @@
 package dev.troupe.remote.internal;
 
 import dev.troupe.actor.ActorPath;
+import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.spi.InternalActorRef;
 import dev.troupe.actor.spi.SystemMessage;
 
@@ -112,6 +113,11 @@ public final class RemoteActorRef<T> implements InternalActorRef<T> {
     @Override
     public boolean isLocal() {
         return false;
+    }
+
+    @Override
+    public ActorSystem system() {
+        return core.system;
     }
 
     /** @return the node incarnation this ref is bound to, or 0 if it follows the address */

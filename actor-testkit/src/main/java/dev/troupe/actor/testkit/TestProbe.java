@@ -22,7 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A ref whose messages a test inspects: pass {@link #ref()} to actors, then expect what
  * they send. Every expectation waits at most its timeout (3 seconds by default) and
- * fails with an {@link AssertionError} that says what arrived instead.
+ * fails with an {@link AssertionError} that says what arrived instead. A probe made for a
+ * message class ({@link #create(Class, ActorSystem)}, {@code ActorTestKit.createTestProbe(Class)})
+ * also fails an expectation when what arrived is not of that class (a sender that cast its way
+ * past the compiler).
  *
  * @param <T> the message type
  */
@@ -37,9 +40,12 @@ public final class TestProbe<T> {
     private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
     private final ProbeRef ref;
     private final ActorSystem system;
+    /** The class every message must have, or null for any. */
+    private final Class<T> messageType;
 
-    TestProbe(ActorSystem system, String name) {
+    TestProbe(ActorSystem system, String name, Class<T> messageType) {
         this.system = system;
+        this.messageType = messageType;
         this.ref = new ProbeRef(ActorPath.root(system.name()).child("testProbe").child(
             name == null ? "probe-" + IDS.incrementAndGet() : name));
     }
@@ -50,7 +56,22 @@ public final class TestProbe<T> {
      * @return a new probe
      */
     public static <T> TestProbe<T> create(ActorSystem system) {
-        return new TestProbe<>(system, null);
+        return new TestProbe<>(Objects.requireNonNull(system, "system"), null, null);
+    }
+
+    /**
+     * @param messageType the class every message the probe receives must have
+     * @param system the system the probe's watches go through
+     * @param <T> the message type
+     * @return a new probe that checks the class of what it receives
+     */
+    public static <T> TestProbe<T> create(Class<T> messageType, ActorSystem system) {
+        return new TestProbe<>(Objects.requireNonNull(system, "system"), null, Objects.requireNonNull(messageType, "messageType"));
+    }
+
+    /** @return the class every message must have, or null if the probe takes any */
+    public Class<T> messageType() {
+        return messageType;
     }
 
     /** @return the ref to hand to actors */
@@ -143,6 +164,10 @@ public final class TestProbe<T> {
         if (m instanceof Terminated) {
             throw new AssertionError("expected a message but received " + m);
         }
+        if (messageType != null && !messageType.isInstance(m)) {
+            throw new AssertionError("probe " + ref.path() + " for messages of class " + messageType.getName()
+                + " received a " + m.getClass().getName() + ": " + m);
+        }
         return (T) m;
     }
 
@@ -204,6 +229,28 @@ public final class TestProbe<T> {
         }
     }
 
+    /**
+     * Runs an assertion until it passes, for conditions no message announces (a counter
+     * reaching a value, an actor being gone): retried while it throws, every few milliseconds at
+     * first and then every 10 ms, until {@code max} has passed; then its last failure is
+     * thrown.
+     *
+     * @param max how long to keep trying
+     * @param assertion throws (an {@link AssertionError} or any other exception) while the condition does not hold
+     */
+    public void awaitAssert(Duration max, Runnable assertion) {
+        Await.awaitAssert(max, assertion);
+    }
+
+    /**
+     * {@link #awaitAssert(Duration, Runnable)} for up to {@link #DEFAULT_TIMEOUT}.
+     *
+     * @param assertion throws while the condition does not hold
+     */
+    public void awaitAssert(Runnable assertion) {
+        Await.awaitAssert(DEFAULT_TIMEOUT, assertion);
+    }
+
     private Object poll(Duration timeout) {
         try {
             return queue.poll(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
@@ -258,6 +305,11 @@ public final class TestProbe<T> {
         @Override
         public boolean isLocal() {
             return true;
+        }
+
+        @Override
+        public ActorSystem system() {
+            return system;
         }
 
         @Override

@@ -1,0 +1,252 @@
+package dev.troupe.actor.internal;
+
+import dev.troupe.actor.DispatcherSettings;
+import dev.troupe.actor.metrics.DispatcherMetrics;
+import org.jctools.queues.MpmcUnboundedXaddArrayQueue;
+
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A fixed pool of platform {@link DispatcherThread}s sharing one run queue of scheduled actors:
+ * the default kind of {@link Dispatcher}, for actors that do not block.
+ *
+ * <p>The run queue holds the actor cells themselves (a cell is its own task, so scheduling
+ * allocates no Runnable). It is JCTools' {@link MpmcUnboundedXaddArrayQueue}: unbounded
+ * because every live actor may be scheduled at once, chunked with recycled chunks so that
+ * it allocates nothing in steady state. A cell is in the queue at most once, guarded by
+ * its scheduling status.
+ *
+ * <p>After shutdown, {@link #execute} runs the cell on the calling thread: that only
+ * happens for cells that are already stopped and merely turn late messages into dead
+ * letters, and it keeps those messages from being stranded.
+ */
+public final class PlatformDispatcher extends Dispatcher {
+
+    private static final com.sun.management.ThreadMXBean THREADS = threadBean();
+
+    final int idleSpins;
+    final int idleYields;
+    final long maxParkNanos;
+    final AtomicInteger parkedCount = new AtomicInteger();
+    private final MpmcUnboundedXaddArrayQueue<ActorCell<?>> runQueue = new MpmcUnboundedXaddArrayQueue<>(256, 4);
+    private final DispatcherThread[] threads;
+    private final long[] threadIds;
+    private final long startNanos;
+    private volatile boolean shutdown;
+
+    PlatformDispatcher(Object owner, String systemName, DispatcherSettings settings, boolean daemon) {
+        super(owner, settings);
+        this.idleSpins = settings.idleSpins();
+        this.idleYields = settings.idleYields();
+        this.maxParkNanos = settings.maxPark().toNanos();
+        this.threads = new DispatcherThread[settings.threads()];
+        this.threadIds = new long[threads.length];
+        this.startNanos = System.nanoTime();
+        for (int i = 0; i < threads.length; i++) {
+            final DispatcherThread t = new DispatcherThread(this, "troupe-" + systemName + "-" + name + "-" + i);
+            t.setDaemon(daemon);
+            threads[i] = t;
+            threadIds[i] = t.getId();
+        }
+        for (DispatcherThread t : threads) {
+            t.start();
+        }
+    }
+
+    /**
+     * Schedules a cell whose status the caller just moved from idle to scheduled.
+     *
+     * @param cell the cell
+     */
+    @Override
+    void execute(ActorCell<?> cell) {
+        if (shutdown) {
+            cell.run(null);
+            return;
+        }
+        final Thread current = Thread.currentThread();
+        if (current instanceof DispatcherThread && ((DispatcherThread) current).dispatcher == this) {
+            // An actor told another actor of this dispatcher: run the recipient next on this thread,
+            // while the sender's data is still in cache and without a trip through the shared queue.
+            // The cell it displaces (if any) goes to the shared queue, where other threads can take it.
+            final ActorCell<?> displaced = ((DispatcherThread) current).swapRunNext(cell);
+            if (displaced == null) {
+                return;
+            }
+            cell = displaced;
+        } else if (TellBatch.stage(cell)) {
+            return; // a transport thread delivering a burst: scheduled when the burst ends
+        }
+        enqueue(cell);
+    }
+
+    /**
+     * Schedules a cell at the tail of the shared queue, never in a thread's run-next slot: for
+     * an actor that used up its quantum and must let the others run first.
+     *
+     * @param cell the cell
+     */
+    @Override
+    void executeFair(ActorCell<?> cell) {
+        if (shutdown) {
+            cell.run(null);
+            return;
+        }
+        enqueue(cell);
+    }
+
+    void enqueue(ActorCell<?> cell) {
+        runQueue.offer(cell);
+        if (shutdown) {
+            // The threads may have taken their last poll before our offer: do not strand the cell.
+            drainInline();
+            return;
+        }
+        if (parkedCount.get() > 0) {
+            wakeOne();
+        }
+    }
+
+    private void drainInline() {
+        ActorCell<?> c;
+        while ((c = runQueue.poll()) != null) {
+            c.run(null);
+        }
+    }
+
+    private void wakeOne() {
+        final DispatcherThread[] ts = threads;
+        for (int i = 0; i < ts.length; i++) {
+            if (ts[i].claimParked()) {
+                LockSupport.unpark(ts[i]);
+                return;
+            }
+        }
+    }
+
+    ActorCell<?> poll() {
+        return runQueue.poll();
+    }
+
+    @Override
+    boolean hasWork() {
+        return !runQueue.isEmpty();
+    }
+
+    boolean isShutdown() {
+        return shutdown;
+    }
+
+    /** Stops the threads once the run queue is empty; later schedules run inline. */
+    @Override
+    void shutdown() {
+        shutdown = true;
+        for (DispatcherThread t : threads) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    @Override
+    public int threads() {
+        return threads.length;
+    }
+
+    @Override
+    public long messagesProcessed() {
+        return sumThreads(DispatcherThread::processed);
+    }
+
+    @Override
+    public long runs() {
+        return sumThreads(DispatcherThread::runs);
+    }
+
+    /** Scrape-time sum of one per-thread counter. */
+    private long sumThreads(java.util.function.ToLongFunction<DispatcherThread> counter) {
+        long sum = 0;
+        for (DispatcherThread t : threads) {
+            sum += counter.applyAsLong(t);
+        }
+        return sum;
+    }
+
+    @Override
+    public long busyNanos() {
+        final long now = System.nanoTime();
+        long sum = 0;
+        for (DispatcherThread t : threads) {
+            sum += Math.max(0, (now - t.startNanos) - t.idleNanos(now));
+        }
+        return sum;
+    }
+
+    @Override
+    public long elapsedNanos() {
+        return (System.nanoTime() - startNanos) * threads.length;
+    }
+
+    @Override
+    public int queuedActors() {
+        return runQueue.size();
+    }
+
+    @Override
+    public long mailboxWaitNanos() {
+        return sumThreads(DispatcherThread::waitNanos);
+    }
+
+    @Override
+    public long mailboxWaitSamples() {
+        return sumThreads(DispatcherThread::waitSamples);
+    }
+
+    @Override
+    public long processingNanos() {
+        return sumThreads(DispatcherThread::procNanos);
+    }
+
+    @Override
+    public long processingSamples() {
+        return sumThreads(DispatcherThread::procSamples);
+    }
+
+    @Override
+    public long allocatedBytes() {
+        if (THREADS == null) {
+            return -1;
+        }
+        final long[] bytes = THREADS.getThreadAllocatedBytes(threadIds);
+        long sum = 0;
+        for (long b : bytes) {
+            if (b > 0) {
+                sum += b;
+            }
+        }
+        return sum;
+    }
+
+    private static com.sun.management.ThreadMXBean threadBean() {
+        try {
+            final java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+            if (bean instanceof com.sun.management.ThreadMXBean) {
+                final com.sun.management.ThreadMXBean sun = (com.sun.management.ThreadMXBean) bean;
+                if (sun.isThreadAllocatedMemorySupported()) {
+                    if (!sun.isThreadAllocatedMemoryEnabled()) {
+                        sun.setThreadAllocatedMemoryEnabled(true);
+                    }
+                    return sun;
+                }
+            }
+        } catch (RuntimeException | LinkageError e) {
+            // not a HotSpot-style JVM: allocation metrics report -1
+        }
+        return null;
+    }
+
+    @Override
+    public String toString() {
+        return "Dispatcher(" + name + ", " + threads.length + " platform threads)";
+    }
+}

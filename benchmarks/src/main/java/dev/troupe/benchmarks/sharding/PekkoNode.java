@@ -1,0 +1,49 @@
+package dev.troupe.benchmarks.sharding;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A single-node Pekko cluster (Artery on loopback, joined to itself) with Cluster Sharding's
+ * defaults except: no automatic passivation, 1,000 shards (the same as Troupe's default), and
+ * quiet logging. Messages stay in the JVM: with one node nothing is serialized.
+ */
+final class PekkoNode implements AutoCloseable {
+
+    final ActorSystem<Void> system;
+
+    PekkoNode() {
+        final Config config = ConfigFactory.parseString(String.join("\n",
+            "pekko.actor.provider = cluster",
+            "pekko.remote.artery.canonical.hostname = 127.0.0.1",
+            "pekko.remote.artery.canonical.port = 0",
+            "pekko.cluster.jmx.enabled = off",
+            "pekko.cluster.sharding.passivation.strategy = none",
+            "pekko.cluster.sharding.number-of-shards = 1000",
+            "pekko.loglevel = WARNING",
+            "pekko.log-dead-letters = off")).withFallback(ConfigFactory.load());
+        system = ActorSystem.create(Behaviors.empty(), "bench", config);
+        final Cluster cluster = Cluster.get(system);
+        cluster.manager().tell(Join.create(cluster.selfMember().address()));
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (cluster.selfMember().status() != MemberStatus.up()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the Pekko node did not come up");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        system.terminate();
+        system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    }
+}

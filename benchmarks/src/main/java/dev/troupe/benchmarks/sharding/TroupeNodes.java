@@ -1,0 +1,83 @@
+package dev.troupe.benchmarks.sharding;
+
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.ActorSystemSettings;
+import dev.troupe.cluster.Cluster;
+import dev.troupe.cluster.ClusterSettings;
+import dev.troupe.cluster.InMemoryClusterNetwork;
+import dev.troupe.cluster.discovery.StaticDiscovery;
+import dev.troupe.cluster.sharding.ClusterSharding;
+import dev.troupe.cluster.sharding.ShardingMetrics;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Troupe nodes in this JVM: {@code n} actor systems with a cluster each over one
+ * {@link InMemoryClusterNetwork} (refs between systems are direct, nothing is serialized), node
+ * {@code i} at {@code 127.0.0.(i+2):2552}. One node is the single-node layout.
+ */
+final class TroupeNodes implements AutoCloseable {
+
+    final List<ActorSystem> systems = new ArrayList<>();
+    final List<Cluster> clusters = new ArrayList<>();
+
+    TroupeNodes(int n) {
+        final InMemoryClusterNetwork network = new InMemoryClusterNetwork();
+        final String[] endpoints = new String[n];
+        for (int i = 0; i < n; i++) {
+            endpoints[i] = "127.0.0." + (i + 2) + ":2552";
+        }
+        // Each node's dispatcher gets its share of the processors, as separate JVMs on one machine would.
+        final int threads = Math.max(1, Runtime.getRuntime().availableProcessors() / n);
+        for (int i = 0; i < n; i++) {
+            final ActorSystem system = ActorSystem.create("bench", ActorSystemSettings.builder()
+                .defaultDispatcher(dev.troupe.actor.DispatcherSettings.of("default").withThreads(threads)).build());
+            systems.add(system);
+            clusters.add(Cluster.start(system, ClusterSettings.builder().discovery(StaticDiscovery.of(endpoints))
+                .discoveryInterval(Duration.ofSeconds(30)).build(), network.transport(system, "127.0.0." + (i + 2), 2552)));
+        }
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (Cluster c : clusters) {
+            while (c.state().reachableUpAddresses().size() < n) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("the cluster did not form: " + c.state());
+                }
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** Waits until every shard of the type is hosted somewhere and nothing is held. */
+    void awaitHosted(dev.troupe.cluster.sharding.EntityTypeKey<?> key, int shards) throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            int hosted = 0;
+            int held = 0;
+            for (ActorSystem s : systems) {
+                final ShardingMetrics m = ClusterSharding.get(s).metrics(key);
+                hosted += m.hostedShards();
+                held += m.bufferedMessages();
+            }
+            if (hosted == shards && held == 0) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("only " + hosted + " of " + shards + " shards hosted");
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (ActorSystem s : systems) {
+            s.terminate();
+        }
+        for (ActorSystem s : systems) {
+            s.whenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        }
+    }
+}

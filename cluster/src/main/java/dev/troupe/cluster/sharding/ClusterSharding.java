@@ -1,0 +1,181 @@
+package dev.troupe.cluster.sharding;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.Behavior;
+import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.Props;
+import dev.troupe.cluster.Cluster;
+import dev.troupe.cluster.Receptionist;
+import dev.troupe.cluster.ServiceKey;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Sharded entities: one actor per entity id, started on first message on the member that owns
+ * its shard, passivated when idle, and moved when members come and go. One per actor system;
+ * the system's {@link Cluster} must be started first.
+ *
+ * <pre>{@code
+ * ClusterSharding sharding = ClusterSharding.get(system);
+ * sharding.init(Entity.of(SKU, ctx -> Sku.create(ctx.entityId())).withStopMessage(Sku.Stop.INSTANCE));
+ * sharding.entityRefFor(SKU, "A-1").tell(new Sku.Reserve(2));
+ * }</pre>
+ *
+ * <p>An entity id maps to a shard (a hash of the id), a shard to an owner: a member with the
+ * entity type's role, chosen by rendezvous hashing over the {@code UP} members of this node's
+ * view, so every node finds the owner on its own and no coordinator exists. A node starts a
+ * shard's entities only after every other member with the role has released the shard, so an
+ * entity runs on at most one node while the members' views agree; a graceful leave hands every
+ * shard off before the node exits. docs/sharding.md has the rules and their consequences.
+ * Thread-safe.
+ */
+public final class ClusterSharding {
+
+    /** What a shard region accepts from its entities. */
+    public interface ShardCommand {
+    }
+
+    /**
+     * Sent by an entity to its shard region ({@link EntityContext#shard()}): stop me until my
+     * next message. The region sends the stop message (if any) after every message told before,
+     * and holds new messages until the entity has stopped.
+     *
+     * @param entity the entity's own ref
+     * @param <M> the entity's message type
+     */
+    public record Passivate<M>(ActorRef<M> entity) implements ShardCommand {
+        /** Validates. */
+        public Passivate {
+            Objects.requireNonNull(entity, "entity");
+        }
+    }
+
+    private final ActorSystem system;
+    private final Cluster cluster;
+    private final ConcurrentHashMap<String, RegionHandle> regions = new ConcurrentHashMap<>();
+
+    private ClusterSharding(ActorSystem system) {
+        this.system = system;
+        this.cluster = Cluster.get(system);
+    }
+
+    /**
+     * @param system an actor system whose cluster is started
+     * @return its sharding (created on first use)
+     * @throws IllegalStateException if no cluster runs for the system
+     */
+    public static ClusterSharding get(ActorSystem system) {
+        Objects.requireNonNull(system, "system");
+        Cluster.get(system); // fails with a clear message before the extension is created
+        return system.extension(ClusterSharding.class, ClusterSharding::new);
+    }
+
+    /**
+     * Starts this node's shard region for an entity type: it hosts the type's shards it owns
+     * (when this node has the entity's role) and routes the others. Call it on every node that
+     * uses the type, and on every node with the role. Calling it again for a type returns the
+     * region started first (the new settings are not used).
+     *
+     * @param entity the entity type's settings
+     * @param <M> the entities' message type
+     * @param <E> what the region ref accepts
+     * @return the region ref: tell it {@code E}s (by default {@link ShardingEnvelope}s)
+     */
+    @SuppressWarnings("unchecked")
+    public <M, E> ActorRef<E> init(Entity<M, E> entity) {
+        Objects.requireNonNull(entity, "entity");
+        final String name = entity.typeKey().name();
+        synchronized (regions) {
+            final RegionHandle existing = regions.get(name);
+            if (existing != null) {
+                if (!existing.typeKey.equals(entity.typeKey())) {
+                    throw new IllegalArgumentException("entity type '" + name + "' is already initialized with message type "
+                        + existing.typeKey.messageClass().getName());
+                }
+                return existing.region.unsafeUpcast();
+            }
+            final RegionHandle handle = new RegionHandle(system, entity.typeKey(), entity.numberOfShards(), entity.messageExtractor(),
+                entity.activeEntityLimit() > 0);
+            final ServiceKey<Object> key = serviceKey(name);
+            final Behavior<Object> behavior = Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
+                new ShardRegion(ctx, timers, cluster, (Entity<Object, Object>) (Entity<?, ?>) entity, handle, key)));
+            handle.region = system.systemActorOf(behavior, "sharding-" + name, Props.empty());
+            Receptionist.get(system).register(key, handle.region);
+            cluster.registerLeaveHook(self -> {
+                final CompletableFuture<Void> done = new CompletableFuture<>();
+                handle.region.tell(new RegionProtocol.LeaveRequested(done));
+                return done;
+            });
+            regions.put(name, handle);
+            return handle.region.unsafeUpcast();
+        }
+    }
+
+    /**
+     * @param typeKey an initialized entity type
+     * @param entityId the entity's id, not empty
+     * @param <M> the message type
+     * @return a ref to the entity
+     * @throws IllegalStateException if {@link #init} was not called for the type on this node
+     */
+    public <M> EntityRef<M> entityRefFor(EntityTypeKey<M> typeKey, String entityId) {
+        Objects.requireNonNull(entityId, "entityId");
+        if (entityId.isEmpty()) {
+            throw new IllegalArgumentException("entity id must not be empty");
+        }
+        final RegionHandle handle = handle(typeKey);
+        final int shard = handle.extractor.shardId(entityId, handle.numberOfShards);
+        if (shard < 0 || shard >= handle.numberOfShards) {
+            throw new IllegalStateException("the message extractor of '" + typeKey.name() + "' put '" + entityId + "' in shard " + shard
+                + ", outside [0, " + handle.numberOfShards + ")");
+        }
+        return new EntityRef<>(handle, typeKey, entityId, shard);
+    }
+
+    /**
+     * @param typeKey an initialized entity type
+     * @return the counters of its region on this node
+     */
+    public ShardingMetrics metrics(EntityTypeKey<?> typeKey) {
+        return handle(typeKey);
+    }
+
+    /** @return the counters of every initialized entity type on this node */
+    public Collection<ShardingMetrics> metrics() {
+        return List.copyOf(regions.values());
+    }
+
+    /**
+     * @param typeKey an initialized entity type
+     * @param <M> the message type
+     * @return its region ref, as {@link #init} returned it
+     */
+    public <M> ActorRef<ShardCommand> shardRegion(EntityTypeKey<M> typeKey) {
+        return handle(typeKey).region.unsafeUpcast();
+    }
+
+    private RegionHandle handle(EntityTypeKey<?> typeKey) {
+        Objects.requireNonNull(typeKey, "typeKey");
+        final RegionHandle handle = regions.get(typeKey.name());
+        if (handle == null || !handle.typeKey.equals(typeKey)) {
+            throw new IllegalStateException("entity type '" + typeKey.name() + "' is not initialized on actor system '" + system.name()
+                + "': call ClusterSharding.init(Entity.of(...)) first");
+        }
+        return handle;
+    }
+
+    /** The receptionist key under which every node's region of a type registers. */
+    static ServiceKey<Object> serviceKey(String typeName) {
+        return ServiceKey.create(Object.class, "troupe-sharding-" + typeName);
+    }
+
+    @Override
+    public String toString() {
+        return "ClusterSharding(" + system.name() + ", " + regions.keySet() + ")";
+    }
+}

@@ -1,0 +1,178 @@
+package dev.troupe.cluster.sharding;
+
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.Behavior;
+import dev.troupe.actor.Behaviors;
+import dev.troupe.cluster.Cluster;
+import dev.troupe.cluster.testkit.Await;
+import dev.troupe.cluster.testkit.InMemoryCluster;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The routing path allocates nothing per message: ping-pong between a pinger actor and sharded
+ * entities, counting the bytes every thread of the JVM allocated over a million messages after
+ * warm-up. Through entity refs to local entities (one hop, no envelope) and through the region
+ * ref with the user's own envelopes: under 0.01 B/message. To an entity on another node, each
+ * request costs the one envelope the transport carries (here the in-memory network, which adds
+ * nothing of its own).
+ */
+class ShardingAllocationTest {
+
+    private static final com.sun.management.ThreadMXBean THREADS =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final int WARMUP = 300_000;
+    private static final int MEASURED = 1_000_000;
+    private static final int ENTITIES = 4;
+
+    interface Msg {
+    }
+
+    enum Ping implements Msg { INSTANCE }
+
+    enum Pong implements Msg { INSTANCE }
+
+    static final EntityTypeKey<Msg> KEY = EntityTypeKey.create(Msg.class, "Alloc");
+
+    static final class Round {
+        volatile int remaining;
+        volatile CountDownLatch done;
+    }
+
+    enum Path { ENTITY_REF, REGION_REF, REMOTE_OWNER }
+
+    @Test
+    void entityRefToALocalEntityAllocatesNothing() throws Exception {
+        assertThat(measure(Path.ENTITY_REF)).isLessThan(0.01);
+    }
+
+    @Test
+    void regionRefWithTheUsersEnvelopesAllocatesNothing() throws Exception {
+        assertThat(measure(Path.REGION_REF)).isLessThan(0.01);
+    }
+
+    @Test
+    void entityRefToARemoteOwnerAllocatesOnlyTheEnvelope() throws Exception {
+        // Two messages per round trip (the request and the reply): one 24-byte envelope per request.
+        assertThat(measure(Path.REMOTE_OWNER)).isBetween(11.0, 13.0);
+    }
+
+    @SuppressWarnings("unchecked")
+    private double measure(Path path) throws Exception {
+        // Quiet membership: no discovery rounds or ticks during the measurement (they allocate, and are not the routing path).
+        try (InMemoryCluster cluster = new InMemoryCluster(b -> b.discoveryInterval(Duration.ofSeconds(60)).tickInterval(Duration.ofSeconds(60)))) {
+            final int nodes = path == Path.REMOTE_OWNER ? 2 : 1;
+            final List<Cluster> clusters = new ArrayList<>();
+            final List<ClusterSharding> shardings = new ArrayList<>();
+            final ActorRef<Msg>[] pinger = new ActorRef[1];
+            for (int i = 0; i < nodes; i++) {
+                // Only "host" members host: for the remote case node 0 has no role, so every shard lives on node 1.
+                final boolean hosts = path != Path.REMOTE_OWNER || i == 1;
+                final Cluster c = cluster.start(i, cluster.discovery(), hosts ? java.util.Set.of("host") : java.util.Set.of());
+                clusters.add(c);
+                final ClusterSharding s = ClusterSharding.get(c.system());
+                final Behavior<Msg> entity = Behaviors.receiveMessage(m -> {
+                    pinger[0].tell(Pong.INSTANCE);
+                    return Behaviors.same();
+                });
+                s.init(Entity.of(KEY, ctx -> entity).withoutPassivation().withNumberOfShards(100).withRole("host"));
+                shardings.add(s);
+            }
+            InMemoryCluster.awaitUp(clusters, nodes == 1 ? new int[] {0} : new int[] {0, 1});
+            final ClusterSharding from = shardings.get(0);
+            final ClusterSharding host = shardings.get(nodes - 1);
+            Await.until("every shard hosted", InMemoryCluster.WAIT, () -> host.metrics(KEY).hostedShards() == 100);
+            if (path == Path.REMOTE_OWNER) {
+                final RegionHandle h = (RegionHandle) from.metrics(KEY);
+                Await.until("direct routes to the owner", InMemoryCluster.WAIT, () -> {
+                    for (int s = 0; s < 100; s++) {
+                        if (h.routes.get(s) == null) {
+                            return false;
+                        }
+                    }
+                    return true;
+                });
+            }
+            final EntityRef<Msg>[] refs = new EntityRef[ENTITIES];
+            final ShardingEnvelope<Msg>[] envelopes = new ShardingEnvelope[ENTITIES];
+            for (int e = 0; e < ENTITIES; e++) {
+                refs[e] = from.entityRefFor(KEY, "entity-" + e);
+                envelopes[e] = new ShardingEnvelope<>("entity-" + e, Ping.INSTANCE);
+            }
+            final ActorRef<ShardingEnvelope<Msg>> region = from.init(Entity.of(KEY, ctx -> Behaviors.empty()));
+            final Round round = new Round();
+            final int[] next = {0};
+            final ActorSystem system = clusters.get(0).system();
+            pinger[0] = system.spawn(Behaviors.receiveMessage(m -> {
+                final int left = round.remaining - 1;
+                round.remaining = left;
+                if (left > 0) {
+                    final int i = next[0];
+                    next[0] = i + 1 == ENTITIES ? 0 : i + 1;
+                    if (path == Path.REGION_REF) {
+                        region.tell(envelopes[i]);
+                    } else {
+                        refs[i].tell(Ping.INSTANCE);
+                    }
+                } else {
+                    round.done.countDown();
+                }
+                return Behaviors.same();
+            }), "pinger");
+
+            for (int i = 0; i < 3; i++) {
+                runRound(round, pinger[0], WARMUP);
+            }
+            final Map<Long, Long> before = allocatedByThread();
+            runRound(round, pinger[0], MEASURED);
+            final Map<Long, Long> after = allocatedByThread();
+            long total = 0;
+            final StringBuilder perThread = new StringBuilder();
+            for (Map.Entry<Long, Long> e : after.entrySet()) {
+                final Long b = before.get(e.getKey());
+                final long delta = e.getValue() - (b == null ? 0 : b);
+                total += delta;
+                if (delta > 0) {
+                    perThread.append(e.getKey()).append('=').append(delta).append(' ');
+                }
+            }
+            final long messages = path == Path.REGION_REF ? MEASURED / 2 * 3L : MEASURED;
+            final double perMessage = (double) total / messages;
+            System.out.println("ShardingAllocationTest(" + path + "): " + total + " bytes over " + messages + " messages = "
+                + perMessage + " B/message; by thread: " + perThread);
+            return perMessage;
+        }
+    }
+
+    private static void runRound(Round round, ActorRef<Msg> pinger, int messages) throws InterruptedException {
+        final CountDownLatch done = new CountDownLatch(1);
+        round.done = done;
+        round.remaining = messages / 2;
+        pinger.tell(Pong.INSTANCE);
+        assertThat(done.await(120, TimeUnit.SECONDS)).as("round finished").isTrue();
+    }
+
+    private static Map<Long, Long> allocatedByThread() {
+        final long[] ids = THREADS.getAllThreadIds();
+        final long[] bytes = THREADS.getThreadAllocatedBytes(ids);
+        final Map<Long, Long> out = new HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            if (bytes[i] >= 0) {
+                out.put(ids[i], bytes[i]);
+            }
+        }
+        return out;
+    }
+}
