@@ -44,4 +44,17 @@ public interface RemoteMetrics {
 
     /** @return direct memory taken by outbound buffers (each allocated by the first send to its peer) */
     long outboundBufferBytes();
+
+    /**
+     * @param reason {@code unknown-recipient}, {@code type-mismatch}, {@code no-serializer} or
+     *               {@code serialization-failed}
+     * @return messages this node sent that other nodes reported undeliverable for that reason
+     */
+    long failuresReported(dev.troupe.actor.DeadLetterReason reason);
+
+    /**
+     * @return reports of undeliverable messages this node did not send to the node that sent them,
+     *         because of the rate limit (20 a second per connection) or a full outbound buffer
+     */
+    long failureReportsDropped();
 }

@@ -61,6 +61,7 @@ public final class RemoteSettings {
     private final Duration systemMessageResendInterval;
     private final int maxCompressionEntries;
     private final int ioThreads;
+    private final Duration ioIdleSpin;
     private final boolean nativeTransport;
     private final SerializerRegistry serializers;
 
@@ -99,6 +100,7 @@ public final class RemoteSettings {
         this.systemMessageResendInterval = b.systemMessageResendInterval;
         this.maxCompressionEntries = b.maxCompressionEntries;
         this.ioThreads = b.ioThreads;
+        this.ioIdleSpin = b.ioIdleSpin;
         this.nativeTransport = b.nativeTransport;
         this.serializers = b.serializers;
     }
@@ -146,6 +148,7 @@ public final class RemoteSettings {
     public Duration systemMessageResendInterval() { return systemMessageResendInterval; }
     public int maxCompressionEntries() { return maxCompressionEntries; }
     public int ioThreads() { return ioThreads; }
+    public Duration ioIdleSpin() { return ioIdleSpin; }
     public boolean nativeTransport() { return nativeTransport; }
     public SerializerRegistry serializers() { return serializers; }
 
@@ -190,6 +193,7 @@ public final class RemoteSettings {
         private Duration systemMessageResendInterval = Duration.ofSeconds(1);
         private int maxCompressionEntries = 65_536;
         private int ioThreads = 1;
+        private Duration ioIdleSpin = Duration.ZERO;
         private boolean nativeTransport = true;
         private SerializerRegistry serializers = SerializerRegistry.defaults();
 
@@ -348,6 +352,15 @@ public final class RemoteSettings {
         /** I/O threads (default 1). */
         public Builder ioThreads(int n) { this.ioThreads = n; return this; }
 
+        /**
+         * How long an I/O thread that ran out of work keeps polling before it sleeps (default 0: it
+         * sleeps at once; epoll only; at most 1 ms). Polling saves the wake-up of the next hand-off
+         * (a tell's drain, a peer's reply) at the price of a busy core meanwhile: worth it only on
+         * machines with cores to spare. On a loaded 2-core machine it made things slower
+         * (docs/remote-benchmarks.md).
+         */
+        public Builder ioIdleSpin(Duration d) { this.ioIdleSpin = Objects.requireNonNull(d); return this; }
+
         /** Whether to use epoll when available (default true). */
         public Builder nativeTransport(boolean value) { this.nativeTransport = value; return this; }
 
@@ -433,6 +446,9 @@ public final class RemoteSettings {
             }
             atLeast("maxCompressionEntries", maxCompressionEntries, 16);
             atLeast("ioThreads", ioThreads, 1);
+            if (ioIdleSpin.isNegative() || ioIdleSpin.compareTo(Duration.ofMillis(1)) > 0) {
+                throw new InvalidSettingException(PREFIX + "ioIdleSpin", "must be between 0 and 1 ms: " + ioIdleSpin);
+            }
             return new RemoteSettings(this);
         }
 

@@ -136,6 +136,19 @@ public final class RemoteTransport implements AutoCloseable {
         return core.addressed(ref.path());
     }
 
+    /**
+     * Messages this node sent that the receiving node could not deliver, as those nodes reported
+     * them: unknown recipients, type mismatches, missing serializers, failed deserialization. A
+     * request of an ask fails at once with {@link RemoteDeliveryException}; a plain tell stays a
+     * dead letter over there and shows up here. Each node reports at most 20 a second per
+     * connection.
+     *
+     * @return the most recent reports, oldest first, at most 32
+     */
+    public List<RemoteFailure> recentFailures() {
+        return core.recentFailures();
+    }
+
     /** @return metric sources, read at scrape time */
     public RemoteMetrics metrics() {
         return core;

@@ -61,6 +61,19 @@ public interface Serializer<T> {
     }
 
     /**
+     * For start-up checks: whether this serializer can build messages of {@code type} from what
+     * it writes, without a message at hand. The default says yes; the Jackson serializer checks
+     * that the class has a creator Jackson can use (a non-record class without one could be sent,
+     * but every copy would fail on the receiving node). May be slow; never called per message.
+     *
+     * @param type a concrete message class this serializer handles
+     * @return null if it can, else what stands in the way (for a failure report)
+     */
+    default String readProblem(Class<?> type) {
+        return null;
+    }
+
+    /**
      * For a fallback serializer: whether it may handle a class (asked once per class).
      *
      * @param className the fully qualified name of the message class

@@ -49,6 +49,8 @@ public final class SerializerRegistry {
     private final Map<String, Class<?>> exactByName;
     private final List<Serializer<Object>> fallbacks;
     private final Serializer<?>[] byId = new Serializer<?>[Serializer.MAX_ID + 1];
+    /** Per serializer id, the first class registered with it exactly (null for fallbacks and unused ids). */
+    private final Map<Integer, String> typeNames = new HashMap<>();
     private final ClassValue<Binding> bindings = new ClassValue<>() {
         @Override
         protected Binding computeValue(Class<?> type) {
@@ -64,8 +66,9 @@ public final class SerializerRegistry {
         }
         this.exactByName = names;
         this.fallbacks = List.copyOf(b.fallbacks);
-        for (Serializer<Object> s : exact.values()) {
-            index(s);
+        for (Map.Entry<Class<?>, Serializer<Object>> e : exact.entrySet()) {
+            index(e.getValue());
+            typeNames.putIfAbsent(e.getValue().id(), e.getKey().getName());
         }
         for (Serializer<Object> s : fallbacks) {
             index(s);
@@ -114,6 +117,18 @@ public final class SerializerRegistry {
     }
 
     /**
+     * For reports and logs about a message whose frame names no class (a serializer registered
+     * for one class writes no manifest).
+     *
+     * @param id a serializer id
+     * @return the class registered with it (the first, if several), or {@code "serializer <id>"}
+     */
+    public String typeName(int id) {
+        final String name = typeNames.get(id);
+        return name != null ? name : "serializer " + id;
+    }
+
+    /**
      * Resolves a class named by a peer's manifest, loading it only if it is registered or on a
      * fallback's allow-list: a peer cannot make this node load arbitrary classes.
      *
@@ -156,6 +171,45 @@ public final class SerializerRegistry {
         final List<Class<?>> missing = new ArrayList<>();
         collectMissing(declared, missing, 0);
         return missing;
+    }
+
+    /**
+     * For start-up checks: the concrete message classes under a declared message type (every
+     * permitted subtype of a sealed type) that have a serializer which cannot build them from
+     * their bytes ({@link Serializer#readProblem}), with the reason. Types without a serializer are
+     * {@link #unserializableTypes}' business and not listed here.
+     *
+     * @param declared the message type of a remote ref or actor
+     * @return class to problem, empty if every such class can be read back
+     */
+    public Map<Class<?>, String> unreadableTypes(Class<?> declared) {
+        final List<Class<?>> concrete = new ArrayList<>();
+        collectConcrete(declared, concrete, 0);
+        final Map<Class<?>, String> problems = new LinkedHashMap<>();
+        for (Class<?> c : concrete) {
+            final Binding b = binding(c);
+            if (b != null) {
+                final String problem = b.serializer().readProblem(c);
+                if (problem != null) {
+                    problems.put(c, problem);
+                }
+            }
+        }
+        return problems;
+    }
+
+    private static void collectConcrete(Class<?> type, List<Class<?>> into, int depth) {
+        if (depth > 16) {
+            return;
+        }
+        if (type.isSealed()) {
+            for (Class<?> sub : type.getPermittedSubclasses()) {
+                collectConcrete(sub, into, depth + 1);
+            }
+        }
+        if (!type.isInterface() && !java.lang.reflect.Modifier.isAbstract(type.getModifiers()) && !type.isPrimitive()) {
+            into.add(type);
+        }
     }
 
     private void collectMissing(Class<?> type, List<Class<?>> missing, int depth) {

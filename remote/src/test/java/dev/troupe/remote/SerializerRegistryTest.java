@@ -72,6 +72,32 @@ class SerializerRegistryTest {
         assertThat(r.unserializableTypes(String.class)).isEmpty();
     }
 
+    /** A sealed message type one of whose classes Jackson cannot build. */
+    sealed interface Order permits Placed, Legacy {
+    }
+
+    record Placed(String id) implements Order {
+    }
+
+    static final class Legacy implements Order {
+        public final String id;
+
+        Legacy(String id) {
+            this.id = id;
+        }
+    }
+
+    @Test
+    void unreadableTypesNamesEveryClassASerializerCannotBuildWithTheReason() {
+        final SerializerRegistry r = SerializerRegistry.builder()
+            .fallback(JacksonSerializer.builder().allowClass(Placed.class).allowClass(Legacy.class).build()).build();
+        assertThat(r.unserializableTypes(Order.class)).isEmpty();
+        assertThat(r.unreadableTypes(Order.class)).containsOnlyKeys(Legacy.class);
+        assertThat(r.unreadableTypes(Order.class).get(Legacy.class)).contains("Cannot construct instance");
+        assertThat(r.unreadableTypes(Placed.class)).isEmpty();
+        assertThat(r.unreadableTypes(String.class)).as("built-ins build what they write").isEmpty();
+    }
+
     @Test
     void stringSerializerWritesUtf8WithoutLengthAndReadsItBack() {
         final ExpandableDirectByteBuffer b = new ExpandableDirectByteBuffer(4);

@@ -45,6 +45,8 @@ public final class DispatcherThread extends Thread {
 
     /** How many cells in a row may run from the run-next slot before the shared queue is polled. */
     private static final int RUN_NEXT_LIMIT = 64;
+    /** Distinct tasks one turn may defer to its end; beyond, callers run theirs at once. */
+    private static final int END_OF_TURN_TASKS = 16;
 
     final PlatformDispatcher dispatcher;
     final long startNanos;
@@ -63,6 +65,9 @@ public final class DispatcherThread extends Thread {
     private volatile int parked;
     /** A cell to run before polling the shared queue; this thread only. */
     private ActorCell<?> runNext;
+    /** Tasks to run when the current turn ends (see {@link #runAtEndOfTurn}); this thread only. */
+    private final Runnable[] endOfTurn = new Runnable[END_OF_TURN_TASKS];
+    private int endOfTurnCount;
     /** Whether a turn left its MDC entries on this thread; they are removed once it is still idle after a park ({@link ActorMdc}). This thread only. */
     boolean mdcSet;
     @SuppressWarnings("unused")
@@ -110,6 +115,9 @@ public final class DispatcherThread extends Thread {
                 }
                 idle = 0;
                 cell.run(this);
+                if (endOfTurnCount != 0) {
+                    endTurn();
+                }
                 continue;
             }
             if (d.isShutdown()) {
@@ -167,6 +175,45 @@ public final class DispatcherThread extends Thread {
         }
         PARKED.setVolatile(this, 0);
         d.parkedCount.decrementAndGet();
+    }
+
+    /**
+     * Defers a task to the end of the turn this thread is running; the same task deferred twice
+     * in one turn runs once. A transport uses it to wake its I/O thread once for all the messages
+     * a turn sent to one node, instead of once per message.
+     *
+     * @param task the task (compared by identity)
+     * @return false if too many distinct tasks wait already: the caller runs its own now
+     */
+    boolean runAtEndOfTurn(Runnable task) {
+        final Runnable[] tasks = endOfTurn;
+        final int n = endOfTurnCount;
+        for (int i = 0; i < n; i++) {
+            if (tasks[i] == task) {
+                return true;
+            }
+        }
+        if (n == tasks.length) {
+            return false;
+        }
+        tasks[n] = task;
+        endOfTurnCount = n + 1;
+        return true;
+    }
+
+    private void endTurn() {
+        final Runnable[] tasks = endOfTurn;
+        final int n = endOfTurnCount;
+        endOfTurnCount = 0;
+        for (int i = 0; i < n; i++) {
+            final Runnable t = tasks[i];
+            tasks[i] = null;
+            try {
+                t.run();
+            } catch (RuntimeException e) {
+                System.getLogger(DispatcherThread.class.getName()).log(System.Logger.Level.WARNING, "an end-of-turn task failed", e);
+            }
+        }
     }
 
     /**

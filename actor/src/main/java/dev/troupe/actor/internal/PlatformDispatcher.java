@@ -76,6 +76,8 @@ public final class PlatformDispatcher extends Dispatcher {
                 return;
             }
             cell = displaced;
+        } else if (TellBatch.stage(cell)) {
+            return; // a transport thread delivering a burst: scheduled when the burst ends
         }
         enqueue(cell);
     }

@@ -351,6 +351,22 @@ public final class SystemRuntime implements ActorSystemSpi {
     }
 
     @Override
+    public boolean runAtEndOfTurn(Runnable task) {
+        final Thread t = Thread.currentThread();
+        return t instanceof DispatcherThread && ((DispatcherThread) t).runAtEndOfTurn(task);
+    }
+
+    @Override
+    public void beginTellBatch() {
+        TellBatch.begin();
+    }
+
+    @Override
+    public void endTellBatch() {
+        TellBatch.end();
+    }
+
+    @Override
     public void publishDeadLetter(Object message, ActorPath recipient, DeadLetterReason reason) {
         deadLetters.publish(message, recipient, reason);
     }

@@ -77,6 +77,31 @@ public interface ActorSystemSpi {
     boolean isActorThread();
 
     /**
+     * Defers a short task to the end of the actor turn the calling thread is running, if it is a
+     * dispatcher thread (of any system) in a turn; the same task deferred twice in one turn runs
+     * once. A transport uses it to wake its I/O thread once for every message a turn sent to a
+     * node, instead of once per message. The task must not block; it runs on the dispatcher thread
+     * right after the turn.
+     *
+     * @param task the task, compared by identity (keep one instance, do not allocate per call)
+     * @return true if deferred; false if the caller must run the task itself (not a dispatcher
+     *         thread, or too many tasks deferred already)
+     */
+    boolean runAtEndOfTurn(Runnable task);
+
+    /**
+     * Starts a burst of tells from the calling thread, which must not be a dispatcher thread (a
+     * transport's I/O thread delivering the frames of one read): actors the burst schedules are
+     * handed to their dispatchers at {@link #endTellBatch()}, so an actor that gets many messages
+     * of the burst runs them in one turn. Bursts nest; every begin needs its end, in a
+     * {@code finally}. At most a few hundred actors wait; more are scheduled at once.
+     */
+    void beginTellBatch();
+
+    /** Ends the calling thread's burst (see {@link #beginTellBatch()}); the outermost end schedules the actors. */
+    void endTellBatch();
+
+    /**
      * Counts an undeliverable message, tells dead-letter subscribers and logs it (rate-limited).
      *
      * @param message the message

@@ -87,7 +87,9 @@ public class RemoteRefRegistrar implements BeanDefinitionRegistryPostProcessor, 
     /**
      * Resolves a declared remote ref, failing startup where the message type is declared if some
      * message the ref accepts could not be serialized (it would otherwise only surface as
-     * {@code no-serializer} dead letters at the first tell).
+     * {@code no-serializer} dead letters at the first tell), or could be written but not built
+     * back by its serializer (a class Jackson has no creator for, which would only fail on the
+     * receiving node).
      */
     private static ActorRef<?> remoteRef(RemoteTransport transport, String name, ActorPath path, Class<?> type) {
         final List<Class<?>> missing = transport.settings().serializers().unserializableTypes(type);
@@ -102,6 +104,16 @@ public class RemoteRefRegistrar implements BeanDefinitionRegistryPostProcessor, 
                 "Declare a SerializerRegistry bean whose serializers cover " + names + " (for example"
                     + " JacksonSerializer.builder().allowPackage(\"" + type.getPackageName() + "\") as its fallback), and"
                     + " give the receiving node the same serializers.");
+        }
+        final Map<Class<?>, String> unreadable = transport.settings().serializers().unreadableTypes(type);
+        if (!unreadable.isEmpty()) {
+            final Map.Entry<Class<?>, String> first = unreadable.entrySet().iterator().next();
+            throw new TroupeConfigurationException("The remote ref troupe.remote.refs." + name + " sends messages of type "
+                + type.getName() + " (troupe.remote.refs." + name + ".message-type), but its serializer cannot build "
+                + String.join(", ", unreadable.keySet().stream().map(Class::getName).toList()) + " back from the bytes it writes: "
+                + first.getValue() + ". Every such message would fail on the receiving node.",
+                "Make " + first.getKey().getName() + " a record, or give it a @JsonCreator or a no-argument constructor (or register"
+                    + " a Serializer of your own for it in the SerializerRegistry bean).");
         }
         return transport.actorRef(path, type);
     }

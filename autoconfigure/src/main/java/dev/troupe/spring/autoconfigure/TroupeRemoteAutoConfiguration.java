@@ -201,6 +201,7 @@ public class TroupeRemoteAutoConfiguration {
         map.from(p::getMaxFrameSize).as(s -> toInt(s.toBytes(), "troupe.remote.max-frame-size")).to(b::maxFrameSize);
         map.from(p::getOutboundBufferSize).as(s -> toInt(s.toBytes(), "troupe.remote.outbound-buffer-size")).to(b::outboundBufferSize);
         map.from(p::getIoThreads).to(b::ioThreads);
+        map.from(p::getIoIdleSpin).to(b::ioIdleSpin);
         map.from(p::isNativeTransport).to(b::nativeTransport);
         map.from(p::getHeartbeatInterval).to(b::heartbeatInterval);
         map.from(p::getHandshakeTimeout).to(b::handshakeTimeout);

@@ -74,6 +74,12 @@ public class TroupeRemoteProperties implements Validator {
     private int ioThreads = 1;
 
     /**
+     * How long an I/O thread that ran out of work keeps polling before it sleeps (epoll only, at
+     * most 1ms); pays only on machines with cores to spare.
+     */
+    private Duration ioIdleSpin = Duration.ZERO;
+
+    /**
      * Interval between heartbeats to each peer.
      */
     private Duration heartbeatInterval = Duration.ofSeconds(1);
@@ -272,6 +278,14 @@ public class TroupeRemoteProperties implements Validator {
 
     public void setIoThreads(int ioThreads) {
         this.ioThreads = ioThreads;
+    }
+
+    public Duration getIoIdleSpin() {
+        return ioIdleSpin;
+    }
+
+    public void setIoIdleSpin(Duration ioIdleSpin) {
+        this.ioIdleSpin = ioIdleSpin;
     }
 
     public Duration getHeartbeatInterval() {

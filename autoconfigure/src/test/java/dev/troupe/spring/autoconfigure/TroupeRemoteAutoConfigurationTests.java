@@ -158,6 +158,73 @@ class TroupeRemoteAutoConfigurationTests {
             });
     }
 
+    /** A message class Jackson can write but not build back: no record, no creator it can use. */
+    public static final class NoCreator {
+        public final String text;
+
+        public NoCreator(String text) {
+            this.text = text;
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class JacksonForNoCreator {
+        @Bean
+        dev.troupe.remote.SerializerRegistry serializers() {
+            return dev.troupe.remote.SerializerRegistry.builder()
+                .fallback(dev.troupe.remote.jackson.JacksonSerializer.builder().allowClass(NoCreator.class).build()).build();
+        }
+    }
+
+    @Test
+    void refWithAMessageTypeItsSerializerCannotBuildShouldFailNamingTheTypeAndTheFix() {
+        runner.withUserConfiguration(JacksonForNoCreator.class)
+            .withPropertyValues("troupe.remote.enabled=true", "troupe.remote.bind-port=0", "troupe.remote.secret=" + SECRET,
+                "troupe.remote.peers.a=a@127.0.0.1:1",
+                "troupe.remote.refs.far.peer=a", "troupe.remote.refs.far.path=/user/x",
+                "troupe.remote.refs.far.message-type=" + NoCreator.class.getName())
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                    .contains("(troupe.remote.refs.far.message-type), but its serializer cannot build " + NoCreator.class.getName())
+                    .contains("Cannot construct instance")
+                    .contains("@JsonCreator");
+            });
+    }
+
+    @Test
+    void endpointShouldShowWhatAnotherNodeReportedItCouldNotDeliver() {
+        runner.withUserConfiguration(ServerActors.class)
+            .withPropertyValues("troupe.system-name=a", "troupe.remote.enabled=true", "troupe.remote.bind-port=0",
+                "troupe.remote.secret=" + SECRET)
+            .run(server -> {
+                assertThat(server).hasNotFailed();
+                final int port = server.getBean(RemoteTransport.class).address().port();
+                runner.withPropertyValues("troupe.system-name=b", "troupe.remote.enabled=true", "troupe.remote.bind-port=0",
+                        "troupe.remote.secret=" + SECRET,
+                        "troupe.remote.peers.a=a@127.0.0.1:" + port,
+                        "troupe.remote.refs.typo.peer=a",
+                        "troupe.remote.refs.typo.path=/user/countr",
+                        "troupe.remote.refs.typo.message-type=java.lang.String")
+                    .run(client -> {
+                        assertThat(client).hasNotFailed();
+                        @SuppressWarnings("unchecked") final ActorRef<String> typo = (ActorRef<String>) client.getBean("typo");
+                        typo.tell("hello");
+                        final TroupeEndpoint endpoint = client.getBean(TroupeEndpoint.class);
+                        waitUntil(() -> !((TroupeRemotePeers.RemoteInfo) endpoint.report().extensions().get("remote"))
+                            .recentFailures().isEmpty());
+                        final var remote = (TroupeRemotePeers.RemoteInfo) endpoint.report().extensions().get("remote");
+                        assertThat(remote.recentFailures()).singleElement().satisfies(f -> {
+                            assertThat(f.peer()).isEqualTo("a@127.0.0.1:" + port);
+                            assertThat(f.reason()).isEqualTo("unknown-recipient");
+                            assertThat(f.recipient()).endsWith("/user/countr");
+                            assertThat(f.messageType()).isEqualTo("java.lang.String");
+                            assertThat(f.ask()).isFalse();
+                        });
+                    });
+            });
+    }
+
     @Test
     void remoteRefBeanShouldReachAnActorBeanOnAnotherNode() {
         runner.withUserConfiguration(ServerActors.class)

@@ -102,12 +102,26 @@ final class PekkoRemoteRig implements Rig {
         }
     }
 
+    /** What one Long-shape client runs next; set before its start signal. */
+    private record LongRun(ActorRef<Long> echo, int roundTrips, int window, CountDownLatch done) {
+    }
+
     private final ActorSystem<Void> pingSystem;
     private final ActorSystem<Void> pongSystem;
     private final List<ActorRef<Ping>> echoes = new ArrayList<>();
+    private final Shape shape;
+    private final List<ActorRef<Long>> longEchoes = new ArrayList<>();
+    private final List<ActorRef<Long>> longClients = new ArrayList<>();
+    private final LongRun[] longRuns;
     private int runs;
 
     PekkoRemoteRig(int maxClients) throws InterruptedException {
+        this(maxClients, Shape.REFS);
+    }
+
+    PekkoRemoteRig(int maxClients, Shape shape) throws InterruptedException {
+        this.shape = shape;
+        this.longRuns = new LongRun[maxClients];
         final CountDownLatch spawned = new CountDownLatch(1);
         pongSystem = ActorSystem.create(Behaviors.setup(ctx -> {
             for (int i = 0; i < maxClients; i++) {
@@ -125,6 +139,49 @@ final class PekkoRemoteRig implements Rig {
         for (int i = 0; i < maxClients; i++) {
             echoes.add(resolver.resolveActorRef("pekko://pong@127.0.0.1:" + port + "/user/echo-" + i));
         }
+        if (shape == Shape.LONG) {
+            // each client and its echo know each other by address; java.lang.Long has Pekko's built-in serializer
+            final int pingPort = (Integer) pingSystem.address().port().get();
+            final ActorRefResolver pongResolver = ActorRefResolver.get(pongSystem);
+            for (int i = 0; i < maxClients; i++) {
+                longClients.add(pingSystem.systemActorOf(longClient(i), "lclient-" + i, Props.empty()));
+                final ActorRef<Long> back = pongResolver.resolveActorRef("pekko://ping@127.0.0.1:" + pingPort + "/system/lclient-" + i);
+                pongSystem.systemActorOf(longEcho(back), "lecho-" + i, Props.empty());
+                longEchoes.add(resolver.resolveActorRef("pekko://pong@127.0.0.1:" + port + "/system/lecho-" + i));
+            }
+        }
+    }
+
+    private static Behavior<Long> longEcho(ActorRef<Long> client) {
+        return Behaviors.receiveMessage(seq -> {
+            client.tell(seq);
+            return Behaviors.same();
+        });
+    }
+
+    /** A Long-shape client: -1 starts the run set in {@code longRuns[index]}; any other Long is a reply. */
+    private Behavior<Long> longClient(int index) {
+        return Behaviors.setup(ctx -> {
+            final long[] state = new long[3];
+            final LongRun[] current = new LongRun[1];
+            return Behaviors.receiveMessage(m -> {
+                if (m == -1L) {
+                    final LongRun run = longRuns[index];
+                    current[0] = run;
+                    state[0] = 0;
+                    state[1] = 0;
+                    state[2] = run.roundTrips();
+                    for (int i = 0; i < run.window() && state[0] < state[2]; i++) {
+                        run.echo().tell(++state[0]);
+                    }
+                } else if (++state[1] == state[2]) {
+                    current[0].done().countDown();
+                } else if (state[0] < state[2]) {
+                    current[0].echo().tell(++state[0]);
+                }
+                return Behaviors.same();
+            });
+        });
     }
 
     private static Config config() {
@@ -189,6 +246,20 @@ final class PekkoRemoteRig implements Rig {
 
     @Override
     public long run(int clients, int roundTripsPerClient, int window) throws InterruptedException {
+        if (shape == Shape.LONG) {
+            final CountDownLatch done = new CountDownLatch(clients);
+            for (int i = 0; i < clients; i++) {
+                longRuns[i] = new LongRun(longEchoes.get(i), roundTripsPerClient, window, done);
+            }
+            final long start = System.nanoTime();
+            for (int i = 0; i < clients; i++) {
+                longClients.get(i).tell(-1L);
+            }
+            if (!done.await(10, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("Pekko run did not finish");
+            }
+            return System.nanoTime() - start;
+        }
         final CountDownLatch done = new CountDownLatch(clients);
         final List<ActorRef<ClientMessage>> cs = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
@@ -215,6 +286,9 @@ final class PekkoRemoteRig implements Rig {
 
     @Override
     public Histogram latency(int ratePerSecond, int seconds) throws InterruptedException {
+        if (shape == Shape.LONG) {
+            return null; // latency is taken in the request/response shape
+        }
         final Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
         final long total = (long) ratePerSecond * seconds;
         final CountDownLatch done = new CountDownLatch(1);

@@ -19,10 +19,17 @@ import java.util.Locale;
  * java --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED -Xms1g -Xmx1g \
  *   -cp benchmarks/target/benchmarks.jar dev.troupe.benchmarks.remote.RemotePingPong \
  *   [--rigs troupe,pekko,netty] [--clients 1,5,10,15,20,25,30] [--round-trips 100000]
- *   [--window 64] [--latency-rate 10000] [--latency-seconds 5]
+ *   [--window 64] [--shape refs|long] [--latency-rate 10000,1000] [--latency-seconds 5] [--profile true]
  * </pre>
  *
+ * {@code --shape refs} (the default) sends {@code Ping(seq, replyTo)} and answers {@code Pong(seq)};
+ * {@code --shape long} sends plain {@code Long}s between a client and its echo that know each other
+ * by address, so no ref travels in a message. Latency is measured in the refs shape, at each rate
+ * given; the raw Netty rig measures the same frames at the same pace.
  * "Total [msg]" counts pings and pongs (2 per round trip); "Msgs/sec" is that over the run time.
+ * {@code --profile true} adds, after each run, the CPU time, bytes allocated and context switches
+ * per message of every group of threads ({@link ThreadProfile}): figures that hold on a loaded
+ * machine, where throughput does not.
  */
 public final class RemotePingPong {
 
@@ -34,52 +41,79 @@ public final class RemotePingPong {
         int[] clients = {1, 5, 10, 15, 20, 25, 30};
         int roundTrips = 100_000;
         int window = 64;
-        int latencyRate = 10_000;
+        int[] latencyRates = {10_000, 1_000};
+        Shape shape = Shape.REFS;
         int latencySeconds = 5;
+        boolean profile = false;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--rigs" -> rigs = Arrays.asList(args[i + 1].split(","));
                 case "--clients" -> clients = Arrays.stream(args[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
                 case "--round-trips" -> roundTrips = Integer.parseInt(args[i + 1]);
                 case "--window" -> window = Integer.parseInt(args[i + 1]);
-                case "--latency-rate" -> latencyRate = Integer.parseInt(args[i + 1]);
+                case "--latency-rate" -> latencyRates = Arrays.stream(args[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
+                case "--shape" -> shape = Shape.of(args[i + 1]);
                 case "--latency-seconds" -> latencySeconds = Integer.parseInt(args[i + 1]);
+                case "--profile" -> profile = Boolean.parseBoolean(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
         final int maxClients = Arrays.stream(clients).max().orElse(1);
         System.out.printf(Locale.ROOT, "JVM: %s %s, processors: %d, max heap: %d MiB%n", System.getProperty("java.vm.name"),
             System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
-        System.out.printf(Locale.ROOT, "Round trips per client: %d, window per client: %d; load average at start: %s%n%n",
-            roundTrips, window, loadAverage());
+        System.out.printf(Locale.ROOT, "Messages: %s; round trips per client: %d, window per client: %d; load average at start: %s%n%n",
+            shape.label(), roundTrips, window, loadAverage());
         final List<String> summary = new ArrayList<>();
         for (String r : rigs) {
-            try (Rig rig = create(r, maxClients)) {
+            try (Rig rig = create(r, maxClients, shape)) {
                 System.out.println("== " + rig.name());
-                // warm-up, discarded: JIT, connections, compression tables, pools
-                rig.run(1, Math.max(20_000, roundTrips / 2), window);
-                rig.run(maxClients, Math.max(5_000, roundTrips / 10), window);
+                // warm-up, discarded: JIT (C2 compiles for a while on 2 cores), connections, compression tables, pools
+                for (int w = 0; w < 3; w++) {
+                    rig.run(1, Math.max(20_000, roundTrips), window);
+                }
+                rig.run(maxClients, Math.max(5_000, roundTrips / 4), window);
+                rig.run(1, Math.max(20_000, roundTrips), window);
                 System.out.println("Num clients, Total [msg], Msgs/sec, Total [ms], Start Threads, End Threads");
                 final StringBuilder rates = new StringBuilder(rig.name()).append(':');
+                final java.util.TreeMap<Integer, List<Long>> byClients = new java.util.TreeMap<>();
                 for (int n : clients) {
                     System.gc();
                     final int startThreads = ManagementFactory.getThreadMXBean().getThreadCount();
+                    final ThreadProfile before = profile ? ThreadProfile.before() : null;
                     final long nanos = rig.run(n, roundTrips, window);
+                    final ThreadProfile after = profile ? ThreadProfile.after() : null;
                     final int endThreads = ManagementFactory.getThreadMXBean().getThreadCount();
                     final long total = 2L * n * roundTrips;
                     final long rate = (long) (total / (nanos / 1e9));
                     System.out.printf(Locale.ROOT, "%10d, %11d, %8d, %10.2f, %13d, %11d%n", n, total, rate, nanos / 1e6, startThreads, endThreads);
+                    if (profile) {
+                        System.out.print(after.report(before, total));
+                    }
                     rates.append(' ').append(n).append('=').append(rate);
+                    byClients.computeIfAbsent(n, k -> new ArrayList<>()).add(rate);
                 }
                 summary.add(rates.toString());
-                final Histogram h = rig.latency(latencyRate, 1); // warm-up
-                if (h != null) {
+                final StringBuilder medians = new StringBuilder(rig.name()).append(" medians:");
+                byClients.forEach((n, list) -> {
+                    final List<Long> sorted = new ArrayList<>(list);
+                    java.util.Collections.sort(sorted);
+                    medians.append(String.format(Locale.ROOT, " %d=%d (%d runs, max/min %.2f)", n, sorted.get(sorted.size() / 2), sorted.size(),
+                        sorted.get(sorted.size() - 1) / (double) Math.max(1, sorted.get(0))));
+                });
+                summary.add(medians.toString());
+                for (int latencyRate : latencyRates) {
+                    final Histogram h = rig.latency(latencyRate, 1); // warm-up
+                    if (h == null) {
+                        break;
+                    }
                     final Histogram lat = rig.latency(latencyRate, latencySeconds);
                     System.out.printf(Locale.ROOT, "Round-trip latency at %d msg/s for %d s (1 client, from intended send time), us: "
                             + "p50 %.1f, p90 %.1f, p99 %.1f, p99.9 %.1f, max %.1f (%d samples)%n",
                         latencyRate, latencySeconds, lat.getValueAtPercentile(50) / 1e3, lat.getValueAtPercentile(90) / 1e3,
                         lat.getValueAtPercentile(99) / 1e3, lat.getValueAtPercentile(99.9) / 1e3, lat.getMaxValue() / 1e3,
                         lat.getTotalCount());
+                    summary.add(String.format(Locale.ROOT, "%s latency at %d msg/s: p50 %.1f us, p99 %.1f us", rig.name(), latencyRate,
+                        lat.getValueAtPercentile(50) / 1e3, lat.getValueAtPercentile(99) / 1e3));
                 }
                 System.out.println();
             }
@@ -98,11 +132,11 @@ public final class RemotePingPong {
         }
     }
 
-    private static Rig create(String name, int maxClients) throws Exception {
+    private static Rig create(String name, int maxClients, Shape shape) throws Exception {
         return switch (name) {
-            case "troupe" -> new TroupeRemoteRig(maxClients);
-            case "pekko" -> new PekkoRemoteRig(maxClients);
-            case "netty" -> new NettyEchoRig();
+            case "troupe" -> new TroupeRemoteRig(maxClients, shape);
+            case "pekko" -> new PekkoRemoteRig(maxClients, shape);
+            case "netty" -> new NettyEchoRig(shape);
             default -> throw new IllegalArgumentException("unknown rig " + name + ", expected troupe, pekko or netty");
         };
     }

@@ -77,20 +77,76 @@ final class TroupeRemoteRig implements Rig {
         }
     };
 
+    /** What one Long-shape client runs next: set before its start signal (a tell, so it happens-before the client reads it). */
+    private record LongRun(ActorRef<Long> echo, int roundTrips, int window, CountDownLatch done) {
+    }
+
     private final ActorSystem pingSystem = ActorSystem.create("ping", systemSettings());
     private final ActorSystem pongSystem = ActorSystem.create("pong", systemSettings());
     private final RemoteTransport pingRemote;
     private final RemoteTransport pongRemote;
+    private final Shape shape;
     private final List<ActorRef<Ping>> echoes = new ArrayList<>();
+    private final List<ActorRef<Long>> longEchoes = new ArrayList<>();
+    private final List<ActorRef<Long>> longClients = new ArrayList<>();
+    private final LongRun[] longRuns;
     private int runs;
 
     TroupeRemoteRig(int maxClients) {
+        this(maxClients, Shape.REFS);
+    }
+
+    TroupeRemoteRig(int maxClients, Shape shape) {
+        this.shape = shape;
+        this.longRuns = new LongRun[maxClients];
         pingRemote = RemoteTransport.start(pingSystem, settings());
         pongRemote = RemoteTransport.start(pongSystem, settings());
         for (int i = 0; i < maxClients; i++) {
-            pongRemote.publish(pongSystem.spawn(echo(), "echo-" + i), Ping.class); // only published actors are addressable
-            echoes.add(pingRemote.actorRef(pongRemote.address() + "user/echo-" + i, Ping.class));
+            if (shape == Shape.REFS) {
+                pongRemote.publish(pongSystem.spawn(echo(), "echo-" + i), Ping.class); // only published actors are addressable
+                echoes.add(pingRemote.actorRef(pongRemote.address() + "user/echo-" + i, Ping.class));
+            } else {
+                // Long shape: each client and its echo know each other by address; no ref travels in a message
+                final ActorRef<Long> client = pingSystem.spawn(longClient(i), "lclient-" + i);
+                pingRemote.publish(client, Long.class);
+                longClients.add(client);
+                final ActorRef<Long> back = pongRemote.actorRef(pingRemote.address() + "user/lclient-" + i, Long.class);
+                pongRemote.publish(pongSystem.spawn(longEcho(back), "lecho-" + i), Long.class);
+                longEchoes.add(pingRemote.actorRef(pongRemote.address() + "user/lecho-" + i, Long.class));
+            }
         }
+    }
+
+    private static Behavior<Long> longEcho(ActorRef<Long> client) {
+        return Behaviors.receiveMessage(seq -> {
+            client.tell(seq);
+            return Behaviors.same();
+        });
+    }
+
+    /** A Long-shape client: -1 starts the run set in {@code longRuns[index]}; any other Long is a reply. */
+    private Behavior<Long> longClient(int index) {
+        return Behaviors.setup(ctx -> {
+            final long[] state = new long[3]; // sent, received, total
+            final LongRun[] current = new LongRun[1];
+            return Behaviors.receiveMessage(m -> {
+                if (m == -1L) {
+                    final LongRun run = longRuns[index];
+                    current[0] = run;
+                    state[0] = 0;
+                    state[1] = 0;
+                    state[2] = run.roundTrips();
+                    for (int i = 0; i < run.window() && state[0] < state[2]; i++) {
+                        run.echo().tell(++state[0]);
+                    }
+                } else if (++state[1] == state[2]) {
+                    current[0].done().countDown();
+                } else if (state[0] < state[2]) {
+                    current[0].echo().tell(++state[0]);
+                }
+                return Behaviors.same();
+            });
+        });
     }
 
     /**
@@ -162,6 +218,9 @@ final class TroupeRemoteRig implements Rig {
 
     @Override
     public long run(int clients, int roundTripsPerClient, int window) throws InterruptedException {
+        if (shape == Shape.LONG) {
+            return runLong(clients, roundTripsPerClient, window);
+        }
         final CountDownLatch done = new CountDownLatch(clients);
         final List<ActorRef<ClientMessage>> cs = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
@@ -183,8 +242,27 @@ final class TroupeRemoteRig implements Rig {
         return elapsed;
     }
 
+    private long runLong(int clients, int roundTripsPerClient, int window) throws InterruptedException {
+        final CountDownLatch done = new CountDownLatch(clients);
+        for (int i = 0; i < clients; i++) {
+            longRuns[i] = new LongRun(longEchoes.get(i), roundTripsPerClient, window, done);
+        }
+        final long start = System.nanoTime();
+        for (int i = 0; i < clients; i++) {
+            longClients.get(i).tell(-1L);
+        }
+        if (!done.await(10, TimeUnit.MINUTES)) {
+            throw new IllegalStateException("Troupe run did not finish; dead letters: " + pingSystem.deadLetters().total()
+                + " / " + pongSystem.deadLetters().total());
+        }
+        return System.nanoTime() - start;
+    }
+
     @Override
     public Histogram latency(int ratePerSecond, int seconds) throws InterruptedException {
+        if (shape == Shape.LONG) {
+            return null; // latency is taken in the request/response shape
+        }
         final Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
         final long total = (long) ratePerSecond * seconds;
         final CountDownLatch done = new CountDownLatch(1);

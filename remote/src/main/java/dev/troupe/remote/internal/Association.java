@@ -79,6 +79,8 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     private static final int SEND = 0;
     private static final int EXPIRE = 1;
     private static final int DISCARD = 2;
+    /** Size of the batch buffer a drain frames records into. */
+    private static final int BATCH_BUFFER = 64 * 1024;
 
     final TransportCore core;
     final String address;
@@ -111,6 +113,8 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     private final Runnable connectTask = this::connect;
     private final ChannelFutureListener connectListener = this::onConnectDone;
     private ByteBuf batch;
+    /** The reusable batch buffer, see {@link #newBatch}. */
+    private ByteBuf spare;
     private int drainedBatch;
     private int readMode;
     private long readNow;
@@ -181,6 +185,11 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     /** A request carrying an ask's reply-to ref is on its way to this node (any thread; allocates, as an ask does). */
     void trackAsk(PendingAsk ask) {
         asks.add(ask);
+    }
+
+    /** @return whether an ask's request went to this node and may still be answered (any thread) */
+    boolean asked(PendingAsk ask) {
+        return asks.contains(ask);
     }
 
     boolean isRemoved() {
@@ -310,9 +319,9 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     /** Ring record handler: frames a record into the batch buffer, or drops it with its reason. */
     @Override
     public Action onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
-        if (type == OutboundRing.RECORD_ADVERTISE) {
+        if (type == OutboundRing.RECORD_ADVERTISE || type == OutboundRing.RECORD_FAILURE) {
             if (readMode == SEND) {
-                appendFrame(Protocol.ADVERTISE, index, length);
+                appendFrame(type, index, length); // a failure notice that cannot go now is not kept
             }
             return Action.CONTINUE;
         }
@@ -349,7 +358,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
             if (o != null) {
                 channel.write(o, channel.voidPromise());
             }
-            o = channel.alloc().directBuffer(Math.max(64 * 1024, frame));
+            o = newBatch(frame);
             batch = o;
         }
         // The ring's own ByteBuffer: position/limit are ours alone (Agrona uses absolute access),
@@ -359,6 +368,35 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         Frames.appendFrame(o, type, src);
         src.clear();
         BYTES_SENT.setOpaque(this, (long) BYTES_SENT.getOpaque(this) + frame);
+    }
+
+    /**
+     * A buffer for the next batch. The association keeps one batch buffer of its own: it goes out
+     * with a batch, retained, and once the channel has written and released it (its reference
+     * count back to the association's own) the next batch reuses it. So a drain takes no pooled
+     * buffer (and no leak-detector sample) from the allocator; only while the socket holds the
+     * spare back (it did not take the whole batch), or for a frame larger than it, is a pooled
+     * buffer taken instead.
+     */
+    private ByteBuf newBatch(int frame) {
+        final ByteBuf s = spare;
+        if (s != null && s.refCnt() == 1 && s.capacity() >= frame) {
+            s.clear();
+            return s.retain();
+        }
+        final ByteBuf b = channel.alloc().directBuffer(Math.max(BATCH_BUFFER, frame));
+        if (s == null && b.capacity() == BATCH_BUFFER) {
+            spare = b.retain();
+        }
+        return b;
+    }
+
+    private void releaseSpare() {
+        final ByteBuf s = spare;
+        spare = null;
+        if (s != null) {
+            s.release();
+        }
     }
 
     /** A USER record that will not be sent: a dead letter naming its recipient and class (failure path, allocates). */
@@ -892,6 +930,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         if (ch != null) {
             ch.close(); // no CLOSE frame: this node is not going away, it only forgets an idle peer
         }
+        releaseSpare();
         core.removed(this);
     }
 
@@ -933,6 +972,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
             batch.release();
             batch = null;
         }
+        releaseSpare();
         if (ch != null && ch.isActive()) {
             final ByteBuf b = ch.alloc().directBuffer(6);
             Frames.writeClose(b, Protocol.CLOSE_SHUTDOWN);

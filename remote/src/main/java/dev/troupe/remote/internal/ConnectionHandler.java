@@ -68,6 +68,35 @@ abstract class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * Handles one frame read in place by {@link FrameDecoder} (the steady state): the same
+     * boundary as {@link #channelRead}, without the release.
+     *
+     * @param type the frame type
+     * @param frame the decoder's buffer, reader index at the body, writer index at the frame's end;
+     *              valid only during this call: neither retained nor released here
+     */
+    final void deliver(byte type, ByteBuf frame) {
+        if (closed) {
+            return;
+        }
+        try {
+            onFrame(ctx, type, frame);
+        } catch (FrameRejectedException e) {
+            reject(e.reason(), e.getMessage());
+        } catch (Throwable t) { // the connection boundary: nothing escapes into Netty's pipeline
+            internalError(t);
+        }
+    }
+
+    /** The decoder is about to hand on the frames of one read in place (see {@link #readEnded()}). */
+    void readStarted() {
+    }
+
+    /** The frames of one read were handed on; always called after {@link #readStarted()}. */
+    void readEnded() {
+    }
+
     final boolean isClosed() {
         return closed;
     }

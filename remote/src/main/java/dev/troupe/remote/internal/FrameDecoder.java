@@ -2,40 +2,62 @@ package dev.troupe.remote.internal;
 
 import dev.troupe.remote.FrameRejection;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.ByteToMessageDecoder;
-
-import java.util.List;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
 
 /**
  * Splits the inbound byte stream into frames. On a server-side connection it first checks the
  * 4-byte magic; then it reads a length prefix, validates it against the current maximum
- * <em>before</em> waiting for or allocating anything, and emits each complete frame.
+ * <em>before</em> waiting for or allocating anything, and hands on each complete frame.
  *
  * <pre>
- * BEFORE (bytes on the wire)                       AFTER (one ByteBuf per frame)
+ * BEFORE (bytes on the wire)                       AFTER (one frame at a time)
  * +--------+-----------+------+------+       +------+------+
  * | "TRPE" | 0000 0003 | 0x08 | ab cd| ... -> | 0x08 | ab cd|   (type byte, then body)
  * +--------+-----------+------+------+       +------+------+
  * </pre>
  *
- * <p>Each emitted frame is a retained slice of the cumulation starting at the type byte; the
- * next handler owns it and must release it. A slice of a pooled buffer comes from Netty's
- * recycler, so decoding allocates nothing per frame after warm-up.
+ * <h2>Two ways out</h2>
+ * Until a steady-state handler is {@linkplain #deliverTo registered} (during the handshake, and
+ * when the decoder is used alone), each frame goes down the pipeline as a retained slice starting
+ * at the type byte, which the next handler must release. Once registered, frames are handed to
+ * it <em>in place</em>: {@link ConnectionHandler#deliver} gets this decoder's own buffer with its
+ * reader index at the body and its writer index at the frame's end, valid only during the call.
+ * No slice object exists then, which matters beyond the recycler: Netty's leak detector tracks
+ * every slice derived from a sampled buffer with a stack trace of its own, so under the default
+ * (sampling) leak detection slices of a long-lived cumulation cost about a kilobyte per frame.
  *
- * <p>Any violation throws {@link FrameRejectedException} (wrapped by Netty in a
- * {@code DecoderException}); after that the decoder discards every further byte so a broken
+ * <h2>One buffer per connection</h2>
+ * The decoder owns one direct buffer per connection ({@value #READ_BUFFER} bytes, grown to the
+ * largest frame it has to hold, at most the frame limit plus the length prefix, and shrunk back
+ * when it empties). With {@link FrameReadAllocator} as the channel's read allocator, the socket
+ * reads straight into it, behind any partial frame left from the previous read: no read buffer
+ * is allocated per read and no bytes are copied. Buffers from elsewhere (TLS's decrypted output,
+ * tests) are appended to it. Compaction moves at most one partial frame.
+ *
+ * <p>Any violation throws {@link FrameRejectedException} wrapped in a {@link DecoderException}
+ * (as Netty's decoders do); after that the decoder discards every further byte so a broken
  * stream is never parsed twice. Before the handshake completes the frame limit is
  * {@link Protocol#MAX_HANDSHAKE_FRAME}; the handler raises it with {@link #handshakeDone()}.
  *
  * <p>Event-loop confined: plain fields.
  */
-public final class FrameDecoder extends ByteToMessageDecoder {
+public final class FrameDecoder extends ChannelInboundHandlerAdapter {
+
+    /** Initial and usual size of the connection's read buffer. */
+    static final int READ_BUFFER = 64 * 1024;
+    /** The least room offered to a socket read. */
+    private static final int MIN_READ = 2048;
 
     private final int maxFrameSize;
     private boolean expectMagic;
     private boolean handshakeDone;
     private boolean failed;
+    private ConnectionHandler sink;
+    /** The connection's read buffer; frames are read from it in place. Null until the first read and after release. */
+    private ByteBuf buffer;
 
     /**
      * @param maxFrameSize the largest length prefix accepted after the handshake
@@ -51,43 +73,151 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         handshakeDone = true;
     }
 
-    /** @return whether bytes are waiting that do not yet form a whole frame */
-    public boolean hasPartialFrame() {
-        return internalBuffer().isReadable();
+    /** From now on frames go to {@code handler} in place, not down the pipeline. */
+    void deliverTo(ConnectionHandler handler) {
+        this.sink = handler;
     }
 
-    @Override
-    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        if (failed) {
-            in.skipBytes(in.readableBytes());
-            return;
+    /** @return whether bytes are waiting that do not yet form a whole frame */
+    public boolean hasPartialFrame() {
+        return buffer != null && buffer.isReadable();
+    }
+
+    // ---------------------------------------------------------------- the read buffer
+
+    /**
+     * The buffer the next socket read writes into (see {@link FrameReadAllocator}): this
+     * decoder's own, retained once for the read, with room behind any partial frame. The read
+     * hands it back through {@link #channelRead}, which releases that retain.
+     */
+    ByteBuf readBuffer(ByteBufAllocator alloc) {
+        ByteBuf b = buffer;
+        if (b == null) {
+            b = alloc.directBuffer(READ_BUFFER);
+            buffer = b;
+        } else {
+            b = exclusive(alloc);
+            if (!b.isReadable()) {
+                b.clear();
+                if (b.capacity() > 2 * READ_BUFFER) {
+                    b.capacity(READ_BUFFER); // a large frame passed: give the memory back to the pool
+                }
+            } else if (b.writableBytes() < MIN_READ && b.readerIndex() > 0) {
+                b.discardReadBytes();
+            }
+            if (b.writableBytes() < MIN_READ) {
+                b.ensureWritable(MIN_READ);
+            }
         }
+        return b.retain();
+    }
+
+    /**
+     * @return the read buffer, replaced by a copy if a slice of it is still held somewhere (a
+     *         handler that retained a frame during the handshake): compaction must not move bytes
+     *         under it
+     */
+    private ByteBuf exclusive(ByteBufAllocator alloc) {
+        final ByteBuf b = buffer;
+        if (b.refCnt() == 1) {
+            return b;
+        }
+        final ByteBuf copy = alloc.directBuffer(Math.max(READ_BUFFER, b.readableBytes() + MIN_READ));
+        copy.writeBytes(b, b.readerIndex(), b.readableBytes());
+        b.release();
+        buffer = copy;
+        return copy;
+    }
+
+    // ---------------------------------------------------------------- decoding
+
+    /** Takes ownership of {@code msg}: this decoder's own buffer after a read into it, or bytes to append. */
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        final ByteBuf in = (ByteBuf) msg;
+        try {
+            if (failed) {
+                return;
+            }
+            if (in != buffer) {
+                append(ctx.alloc(), in);
+            }
+            final ConnectionHandler s = sink;
+            if (s == null) {
+                decode(ctx);
+                return;
+            }
+            s.readStarted();
+            try {
+                decode(ctx);
+            } finally {
+                s.readEnded();
+            }
+        } finally {
+            in.release();
+        }
+    }
+
+    private void append(ByteBufAllocator alloc, ByteBuf in) {
+        if (buffer == null) {
+            buffer = alloc.directBuffer(Math.max(READ_BUFFER, in.readableBytes()));
+        }
+        final ByteBuf b = exclusive(alloc);
+        if (b.readerIndex() > 0 && b.writableBytes() < in.readableBytes()) {
+            b.discardReadBytes();
+        }
+        b.writeBytes(in);
+    }
+
+    private void decode(ChannelHandlerContext ctx) {
+        final ByteBuf in = buffer;
         if (expectMagic) {
             if (!checkMagic(in)) {
                 return;
             }
             expectMagic = false;
         }
-        // Emit every complete frame in this read: one decode call may see many. Until the
-        // handshake completes, emit one frame per call: ByteToMessageDecoder hands it to the
-        // handler before calling decode again, so the frame that completes the handshake raises
-        // the limit before the next length prefix is checked (frames that follow AUTH in the same
-        // read get the steady-state limit, not the handshake cap).
         while (in.readableBytes() >= Protocol.LENGTH_FIELD) {
-            final boolean steady = handshakeDone;
-            final int limit = steady ? maxFrameSize : Math.min(maxFrameSize, Protocol.MAX_HANDSHAKE_FRAME);
+            final int limit = handshakeDone ? maxFrameSize : Math.min(maxFrameSize, Protocol.MAX_HANDSHAKE_FRAME);
             final int readerIndex = in.readerIndex();
             final int length = in.getInt(readerIndex);
             if (length <= 0 || length > limit) {
                 fail(in, length <= 0 ? FrameRejection.BAD_LENGTH : FrameRejection.FRAME_TOO_LARGE, length, limit);
             }
-            if (in.readableBytes() < Protocol.LENGTH_FIELD + length) {
-                return; // wait for the rest; the cumulation grows to at most limit + 4 bytes
-            }
-            out.add(in.retainedSlice(readerIndex + Protocol.LENGTH_FIELD, length));
-            in.readerIndex(readerIndex + Protocol.LENGTH_FIELD + length);
-            if (!steady) {
+            final int frameEnd = readerIndex + Protocol.LENGTH_FIELD + length;
+            if (in.writerIndex() < frameEnd) {
+                // wait for the rest; make room for it now (at most limit + 4 bytes, checked above)
+                if (in.capacity() - readerIndex < Protocol.LENGTH_FIELD + length) {
+                    final ByteBuf b = exclusive(ctx.alloc());
+                    b.discardReadBytes();
+                    b.ensureWritable(Protocol.LENGTH_FIELD + length - b.readableBytes());
+                }
                 return;
+            }
+            final ConnectionHandler s = sink;
+            if (s != null) {
+                // In place: the handler reads the body between these indices during the call only.
+                final int writerIndex = in.writerIndex();
+                final byte type = in.getByte(readerIndex + Protocol.LENGTH_FIELD);
+                in.setIndex(readerIndex + Protocol.HEADER, frameEnd);
+                try {
+                    s.deliver(type, in);
+                } finally {
+                    in.setIndex(frameEnd, writerIndex);
+                }
+                if (buffer != in) {
+                    return; // released while the handler ran (the channel closed at once)
+                }
+                if (s.isClosed()) {
+                    in.skipBytes(in.readableBytes()); // nothing more is read from a closed connection
+                    return;
+                }
+            } else {
+                // The handler may complete the handshake and raise the limit (or register a sink)
+                // before the next length prefix is checked: it runs before this loop goes on.
+                final ByteBuf frame = in.retainedSlice(readerIndex + Protocol.LENGTH_FIELD, length);
+                in.readerIndex(frameEnd);
+                ctx.fireChannelRead(frame);
             }
         }
     }
@@ -102,7 +232,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 failed = true;
                 final String seen = describePrefix(in);
                 in.skipBytes(in.readableBytes());
-                throw new FrameRejectedException(FrameRejection.BAD_MAGIC, "connection began with " + seen);
+                throw new DecoderException(new FrameRejectedException(FrameRejection.BAD_MAGIC, "connection began with " + seen));
             }
         }
         if (n < 4) {
@@ -125,17 +255,36 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     private void fail(ByteBuf in, FrameRejection reason, int length, int limit) {
         failed = true;
         in.skipBytes(in.readableBytes());
-        throw new FrameRejectedException(reason, "length prefix " + length + " (limit " + limit + ")");
+        throw new DecoderException(new FrameRejectedException(reason, "length prefix " + length + " (limit " + limit + ")"));
+    }
+
+    /** EOF: a partial frame left is {@code truncated}. The buffer goes back to the pool either way. */
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        try {
+            final ByteBuf b = buffer;
+            if (!failed && b != null && b.isReadable()) {
+                final int left = b.readableBytes();
+                failed = true;
+                b.skipBytes(left);
+                throw new DecoderException(new FrameRejectedException(FrameRejection.TRUNCATED, "connection closed " + left + " bytes into a frame"));
+            }
+        } finally {
+            release();
+            ctx.fireChannelInactive();
+        }
     }
 
     @Override
-    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
-        decode(ctx, in, out);
-        if (!failed && in.isReadable()) {
-            final int left = in.readableBytes();
-            failed = true;
-            in.skipBytes(left);
-            throw new FrameRejectedException(FrameRejection.TRUNCATED, "connection closed " + left + " bytes into a frame");
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        release();
+    }
+
+    private void release() {
+        final ByteBuf b = buffer;
+        buffer = null;
+        if (b != null) {
+            b.release();
         }
     }
 }

@@ -48,6 +48,10 @@ public final class Frames {
     public record Advertise(int id, int kind, String text) {
     }
 
+    /** Parsed FAILURE: what the sending node of a USER frame is told when it could not be delivered. */
+    public record Failure(int reason, int askRefId, String recipient, String messageType) {
+    }
+
     /** Bytes of an ADVERTISE body before the text: id, kind, text length. */
     public static final int ADVERTISE_HEADER = 7;
 
@@ -140,6 +144,111 @@ public final class Frames {
         dst.putInt(offset + Protocol.USER_SERIALIZER_OFFSET, serializerId, ByteOrder.BIG_ENDIAN);
         dst.putInt(offset + Protocol.USER_MANIFEST_OFFSET, manifestId, ByteOrder.BIG_ENDIAN);
         dst.putByte(offset + Protocol.USER_FLAGS_OFFSET, (byte) 0);
+    }
+
+    /**
+     * Encodes a FAILURE body ({@code uint8 reason, int32 ask ref id, str recipient, str type}),
+     * each text cut to {@link Protocol#MAX_FAILURE_TEXT} bytes. The failure path: allocates.
+     *
+     * @return bytes written
+     */
+    public static int encodeFailure(MutableDirectBuffer dst, int offset, int reason, int askRefId, String recipient, String messageType) {
+        dst.putByte(offset, (byte) reason);
+        dst.putInt(offset + 1, askRefId, ByteOrder.BIG_ENDIAN);
+        int at = offset + 5;
+        at += putText(dst, at, recipient);
+        at += putText(dst, at, messageType);
+        return at - offset;
+    }
+
+    private static int putText(MutableDirectBuffer dst, int at, String text) {
+        byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+        if (utf8.length > Protocol.MAX_FAILURE_TEXT) {
+            utf8 = java.util.Arrays.copyOf(utf8, Protocol.MAX_FAILURE_TEXT); // a cut code point is replaced when decoded
+        }
+        dst.putShort(at, (short) utf8.length, ByteOrder.BIG_ENDIAN);
+        dst.putBytes(at + 2, utf8);
+        return 2 + utf8.length;
+    }
+
+    /**
+     * Encodes a USER header block: {@code uint16 n}, then per entry {@code uint8 key length, key,
+     * uint16 value length, value}. Nothing sends one yet (a later change carries a W3C
+     * traceparent in it); receivers check and skip it.
+     *
+     * @param keysAndValues key, value, key, value, ... (keys ASCII, at most 255 bytes)
+     * @return bytes written
+     * @throws IllegalArgumentException if the block would exceed {@link Protocol#MAX_HEADER_BLOCK}
+     */
+    public static int encodeHeaderBlock(MutableDirectBuffer dst, int offset, String... keysAndValues) {
+        int at = offset + 2;
+        for (int i = 0; i + 1 < keysAndValues.length; i += 2) {
+            final byte[] k = keysAndValues[i].getBytes(StandardCharsets.US_ASCII);
+            final byte[] v = keysAndValues[i + 1].getBytes(StandardCharsets.UTF_8);
+            if (k.length == 0 || k.length > 255 || at - offset - 2 + 3 + k.length + v.length > Protocol.MAX_HEADER_BLOCK) {
+                throw new IllegalArgumentException("header block over " + Protocol.MAX_HEADER_BLOCK + " bytes, or a bad key: " + keysAndValues[i]);
+            }
+            dst.putByte(at, (byte) k.length);
+            dst.putBytes(at + 1, k);
+            at += 1 + k.length;
+            dst.putShort(at, (short) v.length, ByteOrder.BIG_ENDIAN);
+            dst.putBytes(at + 2, v);
+            at += 2 + v.length;
+        }
+        final int n = at - offset - 2;
+        if (n == 0) {
+            throw new IllegalArgumentException("an empty header block is not sent: leave FLAG_HEADERS off");
+        }
+        dst.putShort(offset, (short) n, ByteOrder.BIG_ENDIAN);
+        return at - offset;
+    }
+
+    /**
+     * Checks the header block of a USER frame at {@code at} without copying anything.
+     *
+     * @param limit where the payload area ends (the block must end before it)
+     * @return the offset just after the block
+     * @throws FrameRejectedException {@code malformed-frame} for a length out of bounds or entries that do not add up
+     */
+    public static int headerBlockEnd(ByteBuf frame, int at, int limit) {
+        if (limit - at < 2) {
+            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER header block cut short");
+        }
+        final int n = frame.getUnsignedShort(at);
+        final int end = at + 2 + n;
+        if (n == 0 || n > Protocol.MAX_HEADER_BLOCK || end > limit) {
+            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER header block of " + n + " bytes");
+        }
+        int p = at + 2;
+        while (p < end) {
+            final int k = frame.getUnsignedByte(p);
+            if (k == 0 || p + 1 + k + 2 > end) {
+                throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER header entry does not fit its block");
+            }
+            p += 1 + k;
+            final int v = frame.getUnsignedShort(p);
+            p += 2 + v;
+            if (p > end) {
+                throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER header value does not fit its block");
+            }
+        }
+        return end;
+    }
+
+    /** @return the entries of a header block checked by {@link #headerBlockEnd}, in order (allocates: for tests and diagnostics) */
+    public static java.util.Map<String, String> headers(ByteBuf frame, int at) {
+        final java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+        final int end = at + 2 + frame.getUnsignedShort(at);
+        int p = at + 2;
+        while (p < end) {
+            final int k = frame.getUnsignedByte(p);
+            final String key = frame.toString(p + 1, k, StandardCharsets.US_ASCII);
+            p += 1 + k;
+            final int v = frame.getUnsignedShort(p);
+            m.put(key, frame.toString(p + 2, v, StandardCharsets.UTF_8));
+            p += 2 + v;
+        }
+        return m;
     }
 
     /**
@@ -269,6 +378,20 @@ public final class Frames {
             throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "ADVERTISE with id " + id + " kind " + kind);
         }
         return new Advertise(id, kind, text);
+    }
+
+    public static Failure parseFailure(ByteBuf in) {
+        need(in, 5, "FAILURE");
+        final int reason = in.readUnsignedByte();
+        final int askRefId = in.readInt();
+        final String recipient = readString(in, "FAILURE");
+        final String type = readString(in, "FAILURE");
+        noTrailing(in, "FAILURE");
+        if (reason < Protocol.FAILURE_UNKNOWN_RECIPIENT || reason > Protocol.FAILURE_DESERIALIZATION || askRefId < 0
+            || recipient.length() > Protocol.MAX_FAILURE_TEXT || type.length() > Protocol.MAX_FAILURE_TEXT) {
+            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "FAILURE with reason " + reason + ", ask ref " + askRefId);
+        }
+        return new Failure(reason, askRefId, recipient, type);
     }
 
     public static SystemFrame parseSystem(ByteBuf in) {

@@ -4,7 +4,6 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.remote.FrameRejection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -48,11 +47,12 @@ abstract class HandshakeHandler extends ConnectionHandler {
      * The handshake succeeded: raises the frame limit and puts {@code next} in this handler's place.
      * Frames that follow in the same read reach {@code next}.
      */
-    final void handOver(ChannelHandlerContext ctx, String name, ChannelHandler next) {
+    final void handOver(ChannelHandlerContext ctx, String name, ConnectionHandler next) {
         done = true;
         cancelTimer();
         decoder.handshakeDone();
         ctx.pipeline().replace(this, name, next);
+        decoder.deliverTo(next); // steady-state frames are read in place, without a slice each
     }
 
     final void cancelTimer() {

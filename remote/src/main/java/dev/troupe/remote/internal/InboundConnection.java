@@ -4,6 +4,9 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.spi.PendingAsk;
+import dev.troupe.remote.RemoteDeliveryException;
+import dev.troupe.actor.metrics.ActorMetrics;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.Serializer;
 import io.netty.buffer.ByteBuf;
@@ -45,6 +48,8 @@ public final class InboundConnection extends ConnectionHandler implements Serial
     /** A delivery in this many checks its recipient's mailbox against the watermark (a few volatile reads). */
     private static final int MAILBOX_CHECK_EVERY = 64;
     private static final long MAILBOX_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /** FAILURE notices one connection sends back at most per second. */
+    static final int FAILURE_NOTICES_PER_SECOND = 20;
 
     private static final VarHandle MESSAGES;
     private static final VarHandle BYTES;
@@ -67,6 +72,10 @@ public final class InboundConnection extends ConnectionHandler implements Serial
     /** Per ref id: the class a local recipient accepts (Object: anything), or null for a ref that is not a local recipient. */
     private Class<?>[] accepts = new Class<?>[64];
     private Class<?>[] manifests = new Class<?>[16];
+    /** Class names advertised but not allowed here, for failure notices and logs (refused ids only). */
+    private String[] refusedManifests = new String[16];
+    private long noticeWindowStart;
+    private int noticesInWindow;
 
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     private final ExpandableDirectByteBuffer copy = new ExpandableDirectByteBuffer(256);
@@ -114,6 +123,20 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         super.channelInactive(ctx);
     }
 
+    /**
+     * The messages of one read are told as one burst: the actors they go to are scheduled when
+     * the read is done, so an actor that gets many of them runs them in one turn.
+     */
+    @Override
+    void readStarted() {
+        core.spi.beginTellBatch();
+    }
+
+    @Override
+    void readEnded() {
+        core.spi.endTellBatch();
+    }
+
     @Override
     void onFrame(ChannelHandlerContext ctx, byte type, ByteBuf frame) {
         BYTES.setOpaque(this, (long) BYTES.getOpaque(this) + frame.readableBytes() + 1 + Protocol.LENGTH_FIELD);
@@ -129,6 +152,9 @@ public final class InboundConnection extends ConnectionHandler implements Serial
                 return;
             case Protocol.SYSTEM:
                 onSystem(Frames.parseSystem(frame));
+                return;
+            case Protocol.FAILURE:
+                onFailure(Frames.parseFailure(frame));
                 return;
             case Protocol.CLOSE:
                 // honoured only from the incarnation that authenticated this connection
@@ -150,9 +176,30 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         final int rid = frame.getInt(r + Protocol.USER_RECIPIENT_OFFSET);
         final int sid = frame.getInt(r + Protocol.USER_SERIALIZER_OFFSET);
         final int mid = frame.getInt(r + Protocol.USER_MANIFEST_OFFSET);
-        if (frame.getByte(r + Protocol.USER_FLAGS_OFFSET) != 0) {
-            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame with flags "
-                + frame.getByte(r + Protocol.USER_FLAGS_OFFSET) + " (version 2 defines none)");
+        final int flags = frame.getUnsignedByte(r + Protocol.USER_FLAGS_OFFSET);
+        int payload = r + Protocol.USER_PAYLOAD_OFFSET;
+        int end = frame.writerIndex();
+        int askId = 0;
+        if (flags != 0) {
+            if ((flags & ~Protocol.KNOWN_FLAGS) != 0) {
+                throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame with flags " + flags
+                    + " (version " + Protocol.VERSION + " knows " + Protocol.KNOWN_FLAGS + ")");
+            }
+            if ((flags & Protocol.FLAG_ASK) != 0) {
+                if (end - payload < Protocol.ASK_TRAILER) {
+                    throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame too short for its ask trailer");
+                }
+                end -= Protocol.ASK_TRAILER;
+                askId = frame.getInt(end);
+                if (refAt(askId) == null) {
+                    throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame naming ask ref id " + askId
+                        + " that was never advertised");
+                }
+            }
+            if ((flags & Protocol.FLAG_HEADERS) != 0) {
+                // checked and skipped: nothing reads headers yet (a later change carries a traceparent)
+                payload = Frames.headerBlockEnd(frame, payload, end);
+            }
         }
         final InternalActorRef<Object> target = refAt(rid);
         if (target == null) {
@@ -162,29 +209,32 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         final Class<?> accepted = accepts[rid];
         if (accepted == null) {
             // a path on another node: this node does not relay
-            core.deadLetters.publish(UndeliveredRemoteMessage.of(sid, frame.readableBytes(), peer), target.path(),
+            core.deadLetters.publish(UndeliveredRemoteMessage.of(sid, end - payload, peer), target.path(),
                 DeadLetterReason.UNKNOWN_RECIPIENT);
+            notifyFailure(askId, Protocol.FAILURE_UNKNOWN_RECIPIENT, target, sid, mid);
             return;
         }
         final Serializer<Object> serializer = core.settings.serializers().byId(sid);
         if (serializer == null) {
             core.rejections.reject(FrameRejection.UNKNOWN_SERIALIZER, peer, "serializer id " + sid + " for " + target.path());
+            notifyFailure(askId, Protocol.FAILURE_NO_SERIALIZER, target, sid, mid);
             return;
         }
         Class<?> type = null;
         if (mid != 0) {
             type = mid > 0 && mid < manifests.length ? manifests[mid] : null;
             if (type == null) {
-                core.rejections.reject(FrameRejection.UNKNOWN_MANIFEST, peer, "manifest id " + mid + " is not an allowed class, for " + target.path());
+                core.rejections.reject(FrameRejection.UNKNOWN_MANIFEST, peer, "manifest id " + mid + " (" + manifestName(mid)
+                    + ") is not an allowed class, for " + target.path());
+                notifyFailure(askId, Protocol.FAILURE_NO_SERIALIZER, target, sid, mid);
                 return;
             }
         }
-        final int payload = r + Protocol.USER_PAYLOAD_OFFSET;
-        final int length = frame.writerIndex() - payload;
+        final int length = end - payload;
         final Object message;
         try {
             if (frame.hasMemoryAddress()) {
-                // Read in place: the frame is a slice of a pooled direct buffer.
+                // Read in place: the frame is in the connection's direct read buffer.
                 view.wrap(frame.memoryAddress() + payload, length);
                 message = serializer.read(view, 0, length, type, this);
             } else {
@@ -195,8 +245,10 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         } catch (FrameRejectedException e) {
             throw e;
         } catch (RuntimeException e) {
-            core.logSerializationFailure("a message from " + LogText.escape(peer) + " with serializer " + sid, target.path(), e);
+            core.logDeserializationFailure(peer, type != null ? type.getName() : core.settings.serializers().typeName(sid), sid,
+                target.path(), e);
             core.deadLetters.publish(UndeliveredRemoteMessage.of(sid, length, peer), target.path(), DeadLetterReason.SERIALIZATION_FAILED);
+            notifyFailure(askId, Protocol.FAILURE_DESERIALIZATION, target, sid, mid);
             return;
         }
         if (message == null || (accepted != Object.class && !accepted.isInstance(message))) {
@@ -205,12 +257,80 @@ public final class InboundConnection extends ConnectionHandler implements Serial
                 + " for " + target.path() + ", which accepts " + accepted.getName());
             core.deadLetters.publish(message == null ? UndeliveredRemoteMessage.of(sid, length, peer) : message, target.path(),
                 DeadLetterReason.TYPE_MISMATCH);
+            notifyFailure(askId, Protocol.FAILURE_TYPE_MISMATCH, target, sid, mid);
+            return;
+        }
+        if (target instanceof MissingRecipient) {
+            // a local path that named nothing addressable when advertised: maybe it does now
+            if (core.deliverLate(target.path(), message) != null) {
+                notifyFailure(askId, Protocol.FAILURE_UNKNOWN_RECIPIENT, target, sid, mid);
+            }
             return;
         }
         target.tell(message);
         if (++deliveries == MAILBOX_CHECK_EVERY) {
             deliveries = 0;
             checkMailbox(target);
+        }
+    }
+
+    /** @return the class name a manifest id was advertised with, or a placeholder (the failure path) */
+    private String manifestName(int mid) {
+        if (mid > 0 && mid < manifests.length && manifests[mid] != null) {
+            return manifests[mid].getName();
+        }
+        if (mid > 0 && mid < refusedManifests.length && refusedManifests[mid] != null) {
+            return refusedManifests[mid];
+        }
+        return mid == 0 ? "-" : "manifest " + mid;
+    }
+
+    /**
+     * Tells the sending node that a message it sent could not be delivered (rate-limited to
+     * {@value #FAILURE_NOTICES_PER_SECOND} a second per connection: a peer that sends garbage
+     * gets few answers). For a message sent with an ask, the notice names the ask's reply-to ref,
+     * so the ask there fails at once instead of at its timeout. The failure path: allocates.
+     */
+    private void notifyFailure(int askId, int reason, InternalActorRef<?> target, int sid, int mid) {
+        final long now = System.nanoTime();
+        if (now - noticeWindowStart >= 1_000_000_000L) {
+            noticeWindowStart = now;
+            noticesInWindow = 0;
+        }
+        if (noticesInWindow >= FAILURE_NOTICES_PER_SECOND) {
+            core.failureNoticeSuppressed();
+            return;
+        }
+        noticesInWindow++;
+        final InternalActorRef<?> askRef = askId == 0 ? null : refAt(askId);
+        final String typeName = mid != 0 ? manifestName(mid) : core.settings.serializers().typeName(sid);
+        final boolean queued = association.out.sendFailure(askRef instanceof RemoteActorRef ? askRef : null, reason,
+            core.addressed(target.path()).toString(), typeName);
+        if (!queued) {
+            core.failureNoticeSuppressed();
+        }
+    }
+
+    /**
+     * The peer could not deliver a message this node sent: the ask it answered fails at once
+     * (only an ask whose request went to this peer), and the failure is recorded for
+     * {@code RemoteTransport.recentFailures()}. The failure path: allocates.
+     */
+    private void onFailure(Frames.Failure f) {
+        PendingAsk failed = null;
+        if (f.askRefId() != 0) {
+            final InternalActorRef<?> ref = refAt(f.askRefId());
+            if (ref == null) {
+                throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "FAILURE naming ref id " + f.askRefId()
+                    + " that was never advertised");
+            }
+            if (ref instanceof PendingAsk && association.asked((PendingAsk) ref)) {
+                failed = (PendingAsk) ref;
+            }
+        }
+        final RemoteDeliveryException cause = core.remoteFailure(association.address, f, failed != null);
+        if (failed != null) {
+            failed.fail(cause);
         }
     }
 
@@ -262,7 +382,14 @@ public final class InboundConnection extends ConnectionHandler implements Serial
             }
             manifests[id] = core.settings.serializers().manifestClass(a.text());
             if (manifests[id] == null) {
+                if (id >= refusedManifests.length) {
+                    refusedManifests = Arrays.copyOf(refusedManifests, manifests.length);
+                }
+                refusedManifests[id] = a.text().length() > Protocol.MAX_FAILURE_TEXT ? a.text().substring(0, Protocol.MAX_FAILURE_TEXT) : a.text();
                 core.rejections.reject(FrameRejection.UNKNOWN_MANIFEST, peer, "class " + a.text() + " is not on the allow-list");
+                core.logNotAllowed(peer, a.text());
+            } else if (id < refusedManifests.length) {
+                refusedManifests[id] = null;
             }
         }
     }

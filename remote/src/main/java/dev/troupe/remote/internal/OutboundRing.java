@@ -2,6 +2,7 @@ package dev.troupe.remote.internal;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.spi.ActorSystemSpi;
 import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.remote.PeerUnreachableException;
 import dev.troupe.remote.Serializer;
@@ -58,6 +59,8 @@ final class OutboundRing implements Serializer.RefWriter {
     static final int RECORD_ADVERTISE = Protocol.ADVERTISE;
     /** A USER record whose message carries the reply-to ref of an ask: its expiry is the ask's. */
     static final int RECORD_USER_ASK = 0x100 | Protocol.USER;
+    /** A FAILURE body: this node tells the peer one of its messages could not be delivered. */
+    static final int RECORD_FAILURE = Protocol.FAILURE;
 
     static final int RECORD_INCARNATION = 0;
     static final int RECORD_EXPIRY = 8;
@@ -82,6 +85,8 @@ final class OutboundRing implements Serializer.RefWriter {
         final ExpandableDirectByteBuffer scratch = new ExpandableDirectByteBuffer(4096);
         /** The ask whose reply-to ref the message being serialized carries, if any. */
         PendingAsk ask;
+        /** The id of that reply-to ref on this association. */
+        int askId;
     }
 
     private static final ThreadLocal<Producer> PRODUCER = ThreadLocal.withInitial(Producer::new);
@@ -101,6 +106,9 @@ final class OutboundRing implements Serializer.RefWriter {
 
     private final Association association;
     private final TransportCore core;
+    private final ActorSystemSpi spi;
+    /** {@link #wakeDrainer}, deferred to the end of an actor's turn; one instance, compared by identity. */
+    private final Runnable wakeTask = this::wakeDrainer;
     private final SerializerRegistry serializers;
     private final int capacity;
     private final int maxPayload;
@@ -129,9 +137,13 @@ final class OutboundRing implements Serializer.RefWriter {
     OutboundRing(Association association, TransportCore core) {
         this.association = association;
         this.core = core;
+        this.spi = core.spi;
         this.serializers = core.settings.serializers();
         this.capacity = core.settings.outboundBufferSize();
-        this.maxPayload = core.settings.maxFrameSize() - 1;
+        // A frame body must fit the frame limit, and its ring record (the body and the local fields
+        // ahead of it) must fit the ring's largest record, an eighth of its capacity: with the
+        // smallest buffer allowed (8 x maxFrameSize) the second bound is 15 bytes below the first.
+        this.maxPayload = Math.min(core.settings.maxFrameSize() - 1, core.settings.outboundBufferSize() / 8 - RECORD_BODY);
         this.maxIds = core.settings.maxCompressionEntries();
         this.maxQueued = core.settings.maxQueuedMessages();
         this.maxQueueNanos = core.settings.maxQueueTime().toNanos();
@@ -158,6 +170,7 @@ final class OutboundRing implements Serializer.RefWriter {
         }
         final SerializerRegistry.Binding binding = serializers.binding(message.getClass());
         if (binding == null) {
+            core.logNoSerializer(message.getClass(), recipient.path());
             core.deadLetters.publish(message, recipient.path(), DeadLetterReason.NO_SERIALIZER);
             return;
         }
@@ -188,7 +201,15 @@ final class OutboundRing implements Serializer.RefWriter {
             scratch.putLong(RECORD_EXPIRY, core.coarseNanos() + maxQueueNanos, ByteOrder.BIG_ENDIAN);
             Frames.encodeUserHeader(scratch, RECORD_BODY, rid, serializer.id(), manifest);
             final int payloadAt = RECORD_BODY + Protocol.USER_PAYLOAD_OFFSET;
-            length = payloadAt + serializer.write(message, scratch, payloadAt, this);
+            int end = payloadAt + serializer.write(message, scratch, payloadAt, this);
+            if (producer.ask != null) {
+                // the reply-to ref of an ask goes in a trailer too, so the receiving node can fail the
+                // ask at once if it cannot deliver the message (a FAILURE frame naming that ref)
+                scratch.putByte(RECORD_BODY + Protocol.USER_FLAGS_OFFSET, (byte) Protocol.FLAG_ASK);
+                scratch.putInt(end, producer.askId, ByteOrder.BIG_ENDIAN);
+                end += Protocol.ASK_TRAILER;
+            }
+            length = end;
         } catch (SendFailure f) {
             undoCount(counted);
             fail(message, recipient, f.reason);
@@ -202,7 +223,8 @@ final class OutboundRing implements Serializer.RefWriter {
         if (length - RECORD_BODY > maxPayload) {
             undoCount(counted);
             core.logSerializationFailure(message, recipient.path(),
-                new IllegalArgumentException("serialized message of " + (length - RECORD_BODY) + " bytes exceeds the maximum frame size"));
+                new IllegalArgumentException("serialized message of " + (length - RECORD_BODY) + " bytes exceeds the largest frame this node"
+                    + " sends, " + maxPayload + " bytes (RemoteSettings.Builder.maxFrameSize, and an eighth of outboundBufferSize)"));
             core.deadLetters.publish(message, recipient.path(), DeadLetterReason.SERIALIZATION_FAILED);
             return;
         }
@@ -229,7 +251,12 @@ final class OutboundRing implements Serializer.RefWriter {
             fail(message, recipient, DeadLetterReason.OUTBOUND_OVERFLOW);
             return;
         }
-        wakeDrainer();
+        // From an actor's turn, the I/O thread is woken once when the turn ends, for everything the
+        // turn sent to this node: one drain and one write for a turn's worth of messages, where a
+        // wake-up per message let the drainer race the actor and send them a few at a time.
+        if (!spi.runAtEndOfTurn(wakeTask)) {
+            wakeDrainer();
+        }
     }
 
     private void undoCount(boolean counted) {
@@ -282,8 +309,16 @@ final class OutboundRing implements Serializer.RefWriter {
     @Override
     public int idOf(ActorRef<?> ref, Class<?> messageType) {
         if (ref instanceof PendingAsk) {
-            PRODUCER.get().ask = (PendingAsk) ref;
+            final int id = idOfRef(ref, messageType);
+            final Producer p = PRODUCER.get();
+            p.ask = (PendingAsk) ref;
+            p.askId = id;
+            return id;
         }
+        return idOfRef(ref, messageType);
+    }
+
+    private int idOfRef(ActorRef<?> ref, Class<?> messageType) {
         final Integer known = ids.get(ref);
         if (known != null) {
             return known;
@@ -296,6 +331,39 @@ final class OutboundRing implements Serializer.RefWriter {
             core.export(text, ref, messageType);
         }
         return assign(ref, Protocol.KIND_ACTOR_PATH, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Tells the peer that one of its messages could not be delivered here (the failure path, on
+     * the I/O thread that found out; allocates). For a message sent with an ask, {@code askRef}
+     * (the ask's reply-to ref, a ref to the peer's node) is advertised if new and named in the
+     * notice, so the asker's ask fails at once. Nothing is sent if the buffer is full.
+     *
+     * @param askRef the ask's reply-to ref, or null for a tell
+     * @param reason one of the {@code Protocol.FAILURE_*} reasons
+     * @return whether the notice was queued
+     */
+    boolean sendFailure(ActorRef<?> askRef, int reason, String recipient, String messageType) {
+        if (association.isClosed() || core.isShutdown()) {
+            return false;
+        }
+        association.start();
+        ManyToOneRingBuffer r = ring;
+        if (r == null) {
+            r = allocate();
+        }
+        try {
+            final int askId = askRef == null ? 0 : idOfRef(askRef, Object.class);
+            final ExpandableDirectByteBuffer scratch = PRODUCER.get().scratch;
+            final int n = Frames.encodeFailure(scratch, 0, reason, askId, recipient, messageType);
+            if (!r.write(RECORD_FAILURE, scratch, 0, n)) {
+                return false;
+            }
+        } catch (SendFailure f) {
+            return false;
+        }
+        wakeDrainer();
+        return true;
     }
 
     private int idOfClass(Class<?> type) {

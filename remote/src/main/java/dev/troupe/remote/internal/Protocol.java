@@ -3,7 +3,7 @@ package dev.troupe.remote.internal;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Constants of wire protocol version 2; {@code docs/protocol.md} has the byte layouts.
+ * Constants of wire protocol version 3; {@code docs/protocol.md} has the byte layouts.
  *
  * <pre>
  * connection start (client to server, once):
@@ -27,10 +27,11 @@ public final class Protocol {
     /** "TRPE", sent once by the connecting side before its first frame. */
     public static final int MAGIC = 0x54525045;
     /**
-     * The only version this code speaks. Version 1 (proofs over nonces and UIDs only, the
-     * accepting side proving first) is refused with {@code protocol-version}.
+     * The only version this code speaks. Version 2 (no USER flags, no FAILURE) and version 1
+     * (proofs over nonces and UIDs only, the accepting side proving first) are refused with
+     * {@code protocol-version}.
      */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     /** Bytes of the length prefix. */
     public static final int LENGTH_FIELD = 4;
@@ -51,8 +52,10 @@ public final class Protocol {
     public static final byte HEARTBEAT_REPLY = 0x09;
     public static final byte CLOSE = 0x0A;
     public static final byte AUTH_REPLY = 0x0B;
+    /** A message could not be delivered: the receiving node tells the sending node (version 3). */
+    public static final byte FAILURE = 0x0C;
     /** Highest known type; anything above, or 0, is unknown. */
-    public static final byte MAX_TYPE = AUTH_REPLY;
+    public static final byte MAX_TYPE = FAILURE;
 
     /** Authentication modes carried in HELLO and HELLO_REPLY. */
     public static final int AUTH_INSECURE = 0;
@@ -82,18 +85,44 @@ public final class Protocol {
      * USER frame body layout:
      * <pre>
      *   0               4               8               12      13
-     *   +---------------+---------------+---------------+-------+-------------------+
-     *   | recipient id  | serializer id | manifest id   | flags | payload ...       |
-     *   +---------------+---------------+---------------+-------+-------------------+
+     *   +---------------+---------------+---------------+-------+----------------+---------+-----------+
+     *   | recipient id  | serializer id | manifest id   | flags | [header block] | payload | [ask ref] |
+     *   +---------------+---------------+---------------+-------+----------------+---------+-----------+
+     *                                                            if FLAG_HEADERS            if FLAG_ASK
+     *   header block: uint16 length n (1 .. MAX_HEADER_BLOCK), then n bytes of entries,
+     *                 each uint8 key length (1..), ASCII key, uint16 value length, value bytes
+     *   ask ref:      int32, the id of the ask's reply-to ref (advertised like any ref)
      * </pre>
-     * {@code flags} is 0 in version 2 and refused otherwise; it is room for optional parts
-     * (a header block, an ask marker) that a later version negotiates.
+     * Other flag bits are refused ({@code malformed-frame}). A frame without flags is the
+     * version 2 layout.
      */
     public static final int USER_RECIPIENT_OFFSET = 0;
     public static final int USER_SERIALIZER_OFFSET = 4;
     public static final int USER_MANIFEST_OFFSET = 8;
     public static final int USER_FLAGS_OFFSET = 12;
     public static final int USER_PAYLOAD_OFFSET = 13;
+
+    /** USER flag: the frame ends with the int32 id of the ask's reply-to ref, so a failure can fail the ask. */
+    public static final int FLAG_ASK = 0x01;
+    /** USER flag: a header block (length-prefixed entries, such as a W3C traceparent) precedes the payload. */
+    public static final int FLAG_HEADERS = 0x02;
+    /** Every flag this version knows. */
+    public static final int KNOWN_FLAGS = FLAG_ASK | FLAG_HEADERS;
+    /** Bytes of the ask trailer. */
+    public static final int ASK_TRAILER = 4;
+    /** Largest header block (its entries, after the uint16 length). */
+    public static final int MAX_HEADER_BLOCK = 1024;
+
+    /**
+     * FAILURE reasons, what the receiving node could not do with a USER frame. The body is
+     * {@code uint8 reason, int32 ask ref id (0: a tell), str recipient path, str message type}.
+     */
+    public static final int FAILURE_UNKNOWN_RECIPIENT = 1;
+    public static final int FAILURE_TYPE_MISMATCH = 2;
+    public static final int FAILURE_NO_SERIALIZER = 3;
+    public static final int FAILURE_DESERIALIZATION = 4;
+    /** At most this many UTF-8 bytes of each FAILURE text are sent and kept. */
+    public static final int MAX_FAILURE_TEXT = 512;
 
     /** Labels mixed into the HMAC proofs so a server proof can never pass as a client proof. */
     static final byte[] SERVER_LABEL = "troupe-v2-server".getBytes(StandardCharsets.US_ASCII);
@@ -116,6 +145,7 @@ public final class Protocol {
             case HEARTBEAT_REPLY: return "HEARTBEAT_REPLY";
             case CLOSE: return "CLOSE";
             case AUTH_REPLY: return "AUTH_REPLY";
+            case FAILURE: return "FAILURE";
             default: return "0x" + Integer.toHexString(type & 0xFF);
         }
     }

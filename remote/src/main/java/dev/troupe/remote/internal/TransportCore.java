@@ -6,6 +6,7 @@ import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.DeadLetters;
 import dev.troupe.actor.InvalidActorPathException;
+import dev.troupe.actor.spi.ActorSystemSpi;
 import dev.troupe.actor.spi.DeathWatchNotification;
 import dev.troupe.actor.spi.InternalActorRef;
 import dev.troupe.actor.spi.SystemMessage;
@@ -13,6 +14,8 @@ import dev.troupe.actor.spi.Watch;
 import dev.troupe.remote.AssociationState;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.PeerMetrics;
+import dev.troupe.remote.RemoteDeliveryException;
+import dev.troupe.remote.RemoteFailure;
 import dev.troupe.remote.RemoteMetrics;
 import dev.troupe.remote.RemoteSettings;
 import io.netty.bootstrap.Bootstrap;
@@ -71,6 +74,8 @@ public final class TransportCore implements RemoteMetrics {
     final ActorSystem system;
     final RemoteSettings settings;
     final DeadLetters deadLetters;
+    /** The runtime's hooks: end-of-turn wake-ups for producers, batched scheduling for inbound reads. */
+    final ActorSystemSpi spi;
     final Hmac hmac;
     final RejectionLog rejections = new RejectionLog(TimeUnit.SECONDS.toNanos(10));
     final InboundSlots inboundSlots;
@@ -85,6 +90,12 @@ public final class TransportCore implements RemoteMetrics {
     private final int canonicalPort;
     private final ActorPath address;
     private final AtomicLong lastFailureLog = new AtomicLong();
+    private final AtomicLong lastNotAllowedLog = new AtomicLong();
+    private final AtomicLong lastNoSerializerLog = new AtomicLong();
+    private final java.util.ArrayDeque<RemoteFailure> recentFailures = new java.util.ArrayDeque<>();
+    private final AtomicLong[] failuresReported = counters(DeadLetterReason.values().length);
+    private final AtomicLong[] lastFailureReportLog = counters(DeadLetterReason.values().length);
+    private final AtomicLong failureReportsDropped = new AtomicLong();
     private final ExportedRefs addressable;
     private final OtherPeers otherPeers = new OtherPeers();
     private final AtomicLong readPauses = new AtomicLong();
@@ -108,11 +119,15 @@ public final class TransportCore implements RemoteMetrics {
         this.system = system;
         this.settings = settings;
         this.deadLetters = system.deadLetters();
+        this.spi = ActorSystemSpi.of(system);
         this.authMode = settings.tls() ? Protocol.AUTH_TLS : settings.secret() != null ? Protocol.AUTH_HMAC : Protocol.AUTH_INSECURE;
         this.hmac = new Hmac(authMode == Protocol.AUTH_HMAC ? settings.secret() : null);
         this.inboundSlots = new InboundSlots(settings.maxConnections(), settings.maxPendingHandshakes(), settings.maxPendingHandshakesPerSource());
         this.epoll = settings.nativeTransport() && Epoll.isAvailable();
-        final IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        final long spin = settings.ioIdleSpin().toNanos();
+        final IoHandlerFactory io = epoll
+            ? (spin > 0 ? EpollIoHandler.newFactory(0, IdleSpinStrategy.factory(spin)) : EpollIoHandler.newFactory())
+            : NioIoHandler.newFactory();
         this.group = new MultiThreadIoEventLoopGroup(settings.ioThreads(),
             new DefaultThreadFactory("troupe-" + system.name() + "-remote", true), io);
         this.clientChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
@@ -143,6 +158,7 @@ public final class TransportCore implements RemoteMetrics {
                     }
                     p.addLast(new IdleStateHandler(settings.idleTimeout().toNanos(), 0, 0, TimeUnit.NANOSECONDS));
                     final FrameDecoder decoder = new FrameDecoder(settings.maxFrameSize(), true);
+                    readInPlace(ch, decoder);
                     p.addLast(decoder);
                     p.addLast("troupe-handshake", new InboundHandshake(TransportCore.this, decoder));
                 }
@@ -293,19 +309,111 @@ public final class TransportCore implements RemoteMetrics {
     /**
      * A message for a path that named no addressable actor when it was advertised (a slow path):
      * delivered if one is addressable there now and accepts it, else a dead letter.
+     *
+     * @return null if delivered, else the dead letter's reason
      */
-    void deliverLate(ActorPath path, Object message) {
+    DeadLetterReason deliverLate(ActorPath path, Object message) {
         final ExportedRefs.Entry e = isLocal(path) ? addressable.get(addressed(path).toString()) : null;
         if (e == null) {
             deadLetters.publish(message, path, DeadLetterReason.UNKNOWN_RECIPIENT);
+            return DeadLetterReason.UNKNOWN_RECIPIENT;
         } else if (e.accepts() != Object.class && !e.accepts().isInstance(message)) {
             rejections.reject(FrameRejection.TYPE_MISMATCH, "a peer", message.getClass().getName() + " for " + path
                 + ", which accepts " + e.accepts().getName());
             deadLetters.publish(message, path, DeadLetterReason.TYPE_MISMATCH);
+            return DeadLetterReason.TYPE_MISMATCH;
         } else {
             @SuppressWarnings("unchecked") final InternalActorRef<Object> ref = (InternalActorRef<Object>) e.ref();
             ref.tell(message);
+            return null;
         }
+    }
+
+    // ---------------------------------------------------------------- failures reported by other nodes
+
+    /** How many reports {@link #recentFailures()} keeps. */
+    static final int RECENT_FAILURES = 32;
+
+    private static DeadLetterReason reasonOf(int failure) {
+        switch (failure) {
+            case Protocol.FAILURE_UNKNOWN_RECIPIENT: return DeadLetterReason.UNKNOWN_RECIPIENT;
+            case Protocol.FAILURE_TYPE_MISMATCH: return DeadLetterReason.TYPE_MISMATCH;
+            case Protocol.FAILURE_NO_SERIALIZER: return DeadLetterReason.NO_SERIALIZER;
+            default: return DeadLetterReason.SERIALIZATION_FAILED;
+        }
+    }
+
+    /**
+     * A node reported that a message from here could not be delivered: counted, kept among the
+     * recent failures (bounded), logged at WARN at most once per 10 s per reason.
+     *
+     * @param askFailed whether the report fails an ask of this node
+     * @return the exception such an ask fails with
+     */
+    RemoteDeliveryException remoteFailure(String peerAddress, Frames.Failure f, boolean askFailed) {
+        final DeadLetterReason reason = reasonOf(f.reason());
+        failuresReported[reason.ordinal()].incrementAndGet();
+        String type = f.messageType();
+        if (type.startsWith("serializer ")) {
+            // the other node does not know the serializer id: name the class this node registered with it
+            try {
+                type = settings.serializers().typeName(Integer.parseInt(type.substring("serializer ".length())));
+            } catch (NumberFormatException e) {
+                // keep the text as sent
+            }
+        }
+        final RemoteFailure entry = new RemoteFailure(java.time.Instant.now(), peerAddress, reason, f.recipient(), type, askFailed);
+        synchronized (recentFailures) {
+            if (recentFailures.size() == RECENT_FAILURES) {
+                recentFailures.pollFirst();
+            }
+            recentFailures.addLast(entry);
+        }
+        final RemoteDeliveryException e = new RemoteDeliveryException(peerAddress, reason, f.recipient(), type);
+        if (due(lastFailureReportLog[reason.ordinal()])) {
+            LOG.log(System.Logger.Level.WARNING, peerAddress + " could not deliver a " + LogText.escape(type) + " from this node to "
+                + LogText.escape(f.recipient()) + ": " + reason.tag() + (askFailed ? ", the ask failed at once" : ", it was a tell")
+                + "; " + hint(reason) + " (further " + reason.tag() + " reports in the next 10 s not logged;"
+                + " RemoteTransport.recentFailures() keeps the last " + RECENT_FAILURES + ")");
+        }
+        return e;
+    }
+
+    private static String hint(DeadLetterReason reason) {
+        switch (reason) {
+            case UNKNOWN_RECIPIENT:
+                return "nothing is published at that path there: check the path (troupe.remote.refs.<name>.path with the Spring Boot"
+                    + " starter) and that the actor is published (RemoteTransport.publish; the starter publishes @TroupeActor beans)";
+            case TYPE_MISMATCH:
+                return "the actor there accepts another class: send the class it was published with (or declared in its reply-to ref)";
+            case NO_SERIALIZER:
+                return "that node has no serializer for the class or does not allow it: give every node the same serializers"
+                    + " (SerializerRegistry; JacksonSerializer.Builder.allowClass/allowPackage)";
+            default:
+                return "that node could not deserialize it: with JacksonSerializer the class needs a creator Jackson can use (a record,"
+                    + " or a @JsonCreator or no-argument constructor), and both nodes need the same version of it";
+        }
+    }
+
+    /** A failure report was not sent (rate limit or full buffer). */
+    void failureNoticeSuppressed() {
+        failureReportsDropped.incrementAndGet();
+    }
+
+    public List<RemoteFailure> recentFailures() {
+        synchronized (recentFailures) {
+            return List.copyOf(recentFailures);
+        }
+    }
+
+    @Override
+    public long failuresReported(DeadLetterReason reason) {
+        return failuresReported[reason.ordinal()].get();
+    }
+
+    @Override
+    public long failureReportsDropped() {
+        return failureReportsDropped.get();
     }
 
     /** A ref for a lookup by address (the public API): local if on this node, else a ref that follows the address. */
@@ -399,11 +507,22 @@ public final class TransportCore implements RemoteMetrics {
                 }
                 p.addLast(new IdleStateHandler(settings.idleTimeout().toNanos(), 0, 0, TimeUnit.NANOSECONDS));
                 final FrameDecoder decoder = new FrameDecoder(settings.maxFrameSize(), false);
+                readInPlace(ch, decoder);
                 p.addLast(decoder);
                 p.addLast("troupe-handshake", new OutboundHandshake(TransportCore.this, a, decoder));
             }
         });
         return a;
+    }
+
+    /**
+     * Without TLS, socket reads go straight into the decoder's buffer ({@link FrameReadAllocator}):
+     * no read buffer per read. With TLS the socket's bytes go to the TLS handler first.
+     */
+    private void readInPlace(SocketChannel ch, FrameDecoder decoder) {
+        if (!settings.tls()) {
+            ch.config().setRecvByteBufAllocator(new FrameReadAllocator(decoder, ch.config().getRecvByteBufAllocator()));
+        }
     }
 
     /** Lets associations without a tick of their own (never started) notice they are idle. */
@@ -471,7 +590,56 @@ public final class TransportCore implements RemoteMetrics {
         outboundBufferBytes.addAndGet(bytes);
     }
 
+    private static AtomicLong[] counters(int n) {
+        final AtomicLong[] a = new AtomicLong[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = new AtomicLong();
+        }
+        return a;
+    }
+
     // ---------------------------------------------------------------- logging
+
+    private static boolean due(AtomicLong last) {
+        final long now = System.nanoTime();
+        final long l = last.get();
+        return (l == 0 || now - l > TimeUnit.SECONDS.toNanos(10)) && last.compareAndSet(l, now);
+    }
+
+    /** A tell of a class no serializer handles (WARN, at most once per 10 s): names the class and the fix. */
+    void logNoSerializer(Class<?> type, ActorPath recipient) {
+        if (due(lastNoSerializerLog)) {
+            LOG.log(System.Logger.Level.WARNING, "no serializer handles " + type.getName() + " (a message to " + recipient
+                + "), so it went to dead letters as no-serializer: register one (SerializerRegistry.Builder.register("
+                + type.getSimpleName() + ".class, ...)) or allow it in the JacksonSerializer fallback (JacksonSerializer.Builder"
+                + ".allowClass(\"" + type.getName() + "\") or allowPackage(\"" + type.getPackageName() + "\")); with the Spring Boot"
+                + " starter, in the SerializerRegistry bean; give every node the same serializers (further ones in the next 10 s not logged)");
+        }
+    }
+
+    /** A peer advertised a class this node does not allow (WARN, at most once per 10 s): names the class and the fix. */
+    void logNotAllowed(String peer, String className) {
+        if (due(lastNotAllowedLog)) {
+            final String c = LogText.escape(className);
+            LOG.log(System.Logger.Level.WARNING, LogText.escape(peer) + " sends messages of class " + c + ", which no serializer of"
+                + " this node allows, so they go to dead letters (unknown-manifest) and the sender is told: if the class is yours,"
+                + " allow it here (JacksonSerializer.Builder.allowClass(\"" + c + "\") or allowPackage of its package, or"
+                + " SerializerRegistry.Builder.register; with the Spring Boot starter, in the SerializerRegistry bean)"
+                + " (further ones in the next 10 s not logged)");
+        }
+    }
+
+    /** A message from a peer that its serializer could not read (WARN, at most once per 10 s): names the class and the fix. */
+    void logDeserializationFailure(String peer, String typeName, int serializerId, ActorPath recipient, Throwable e) {
+        if (due(lastFailureLog)) {
+            LOG.log(System.Logger.Level.WARNING, "cannot deserialize a " + LogText.escape(typeName) + " (serializer " + serializerId
+                + ") from " + LogText.escape(peer) + " for " + recipient + ": " + LogText.escape(String.valueOf(e.getMessage()))
+                + "; it went to dead letters as serialization-failed and the sender is told. With JacksonSerializer the class needs a"
+                + " creator Jackson can use (make it a record, or give it a @JsonCreator or no-argument constructor); otherwise"
+                + " check that both nodes run the same version of the class and the same serializers"
+                + " (further failures in the next 10 s not logged)", e);
+        }
+    }
 
     void logSerializationFailure(Object what, ActorPath recipient, Throwable e) {
         final long now = System.nanoTime();

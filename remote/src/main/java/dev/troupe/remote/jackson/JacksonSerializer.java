@@ -157,6 +157,36 @@ public final class JacksonSerializer implements Serializer<Object> {
         }
     }
 
+    /**
+     * {@inheritDoc} Jackson is asked to build the class from an empty JSON object: a class without
+     * a creator it can use (no record, no no-argument constructor, no {@code @JsonCreator}, or an
+     * ambiguous one) fails with "cannot construct instance" whatever the bytes, which is reported;
+     * failures that depend on the content (a missing primitive, a missing type id) are not.
+     */
+    @Override
+    public String readProblem(Class<?> type) {
+        if (!allows(type.getName())) {
+            return null;
+        }
+        try {
+            mapper.readValue("{}", type);
+            return null;
+        } catch (tools.jackson.databind.exc.InvalidDefinitionException e) {
+            return firstLine(e);
+        } catch (tools.jackson.databind.exc.MismatchedInputException e) {
+            return e.getMessage() != null && e.getMessage().startsWith("Cannot construct instance") ? firstLine(e) : null;
+        } catch (RuntimeException e) {
+            return null; // content-dependent: the class itself can be built
+        }
+    }
+
+    private static String firstLine(tools.jackson.core.JacksonException e) {
+        final String m = String.valueOf(e.getOriginalMessage() != null ? e.getOriginalMessage() : e.getMessage());
+        final int nl = m.indexOf('\n');
+        return "Jackson cannot build it: " + (nl < 0 ? m : m.substring(0, nl))
+            + " (make it a record, or give it a @JsonCreator or a no-argument constructor)";
+    }
+
     @Override
     public String toString() {
         return "JacksonSerializer(id " + id + ", classes " + classes + ", packages " + packages + ")";

@@ -235,11 +235,17 @@ class BadInputTest {
     }
 
     @Test
+    void aVersionTwoPeerIsRefusedAsProtocolVersion() throws IOException {
+        final byte[] v2 = concat(resource("/frames/v2/magic.bin"), resource("/frames/v2/hello.bin"));
+        expectClosedAndCounted(v2, FrameRejection.PROTOCOL_VERSION);
+    }
+
+    @Test
     void aFutureVersionIsRefusedAsProtocolVersionWhateverItsLayout() throws IOException {
         try (RawPeer p = new RawPeer(beta.address().port())) {
             final long before = rejected(FrameRejection.PROTOCOL_VERSION);
-            // version 3 followed by bytes this version cannot parse: the version is read first
-            p.send(RawPeer.frame(b -> b.writeInt(Protocol.MAGIC).writeInt(4).writeByte(Protocol.HELLO).writeShort(3).writeByte(0x7F)));
+            // version 4 followed by bytes this version cannot parse: the version is read first
+            p.send(RawPeer.frame(b -> b.writeInt(Protocol.MAGIC).writeInt(4).writeByte(Protocol.HELLO).writeShort(4).writeByte(0x7F)));
             assertThat(p.closedByServer()).isTrue();
             RemoteTestKit.await("counted", Duration.ofSeconds(5), () -> rejected(FrameRejection.PROTOCOL_VERSION) == before + 1);
         }

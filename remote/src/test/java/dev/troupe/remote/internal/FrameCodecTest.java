@@ -20,9 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * The v2 wire format against golden files, and the frame decoder on an EmbeddedChannel. Run with
+ * The v3 wire format against golden files, and the frame decoder on an EmbeddedChannel. Run with
  * {@code -Dtroupe.frames.regenerate=true} to rewrite the golden files after a deliberate change
- * (the v1 files stay as they were: they show what a version 1 peer sends).
+ * (the v1 and v2 files stay as they were: they show what older peers send).
  */
 class FrameCodecTest {
 
@@ -32,16 +32,16 @@ class FrameCodecTest {
     void framesMatchGoldenFiles() throws IOException {
         final Map<String, byte[]> frames = GoldenFrames.all();
         if (Boolean.getBoolean("troupe.frames.regenerate")) {
-            final Path dir = Path.of("src/test/resources/frames/v2");
+            final Path dir = Path.of("src/test/resources/frames/v3");
             Files.createDirectories(dir);
             for (Map.Entry<String, byte[]> e : frames.entrySet()) {
                 Files.write(dir.resolve(e.getKey()), e.getValue());
             }
         }
         for (Map.Entry<String, byte[]> e : frames.entrySet()) {
-            try (InputStream in = getClass().getResourceAsStream("/frames/v2/" + e.getKey())) {
-                assertNotNull(in, "golden file frames/v2/" + e.getKey() + " is missing");
-                assertArrayEquals(in.readAllBytes(), e.getValue(), "frames/v2/" + e.getKey() + " changed: the wire format is not v2 any more");
+            try (InputStream in = getClass().getResourceAsStream("/frames/v3/" + e.getKey())) {
+                assertNotNull(in, "golden file frames/v3/" + e.getKey() + " is missing");
+                assertArrayEquals(in.readAllBytes(), e.getValue(), "frames/v3/" + e.getKey() + " changed: the wire format is not v3 any more");
             }
         }
     }
@@ -88,7 +88,7 @@ class FrameCodecTest {
         ByteBuf f = next(ch, Protocol.HELLO);
         final Frames.Hello hello = Frames.parseHello(f);
         f.release();
-        assertThat(hello.version()).isEqualTo(2);
+        assertThat(hello.version()).isEqualTo(3);
         assertThat(hello.uid()).isEqualTo(GoldenFrames.CLIENT_UID);
         assertThat(hello.nonce()).isEqualTo(GoldenFrames.CLIENT_NONCE);
         assertThat(hello.fromSystem()).isEqualTo("alpha");
@@ -127,6 +127,26 @@ class FrameCodecTest {
         assertThat(f.readInt()).isEqualTo(0);
         assertThat(f.readByte()).as("flags").isEqualTo((byte) 0);
         assertThat(f.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("hello");
+        f.release();
+
+        f = next(ch, Protocol.USER);
+        f.skipBytes(12);
+        assertThat(f.readByte()).as("flags").isEqualTo((byte) Protocol.FLAG_ASK);
+        assertThat(f.toString(f.readerIndex(), f.readableBytes() - 4, java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("ask");
+        assertThat(f.getInt(f.writerIndex() - 4)).as("the ask's reply-to ref id").isEqualTo(3);
+        f.release();
+
+        f = next(ch, Protocol.USER);
+        f.skipBytes(12);
+        assertThat(f.readByte()).as("flags").isEqualTo((byte) Protocol.FLAG_HEADERS);
+        final int payloadAt = Frames.headerBlockEnd(f, f.readerIndex(), f.writerIndex());
+        assertThat(Frames.headers(f, f.readerIndex())).containsExactly(java.util.Map.entry("traceparent", GoldenFrames.TRACEPARENT));
+        assertThat(f.toString(payloadAt, f.writerIndex() - payloadAt, java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("traced");
+        f.release();
+
+        f = next(ch, Protocol.FAILURE);
+        assertThat(Frames.parseFailure(f)).isEqualTo(new Frames.Failure(Protocol.FAILURE_UNKNOWN_RECIPIENT, 3,
+            "troupe://beta@127.0.0.1:25521/user/ecco", "java.lang.String"));
         f.release();
 
         f = next(ch, Protocol.SYSTEM);

@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Property-based fuzzing of {@link FrameDecoder} and both handshake handlers with seeded random
- * input: the golden frames of protocol v2 mutated (bytes flipped, lengths rewritten, frames cut,
+ * input: the golden frames of protocol v3 mutated (bytes flipped, lengths rewritten, frames cut,
  * spliced and repeated, random bytes inserted) and split into random chunks. Properties that
  * must hold for every input:
  * <ul>
@@ -242,7 +242,7 @@ class FrameFuzzTest {
     // ---------------------------------------------------------------- handshake handlers
 
     private static byte[] hello() {
-        return RawPeer.frame(b -> Frames.writeHello(b, 2, Protocol.AUTH_HMAC, 0x5151, GoldenFrames.CLIENT_NONCE,
+        return RawPeer.frame(b -> Frames.writeHello(b, Protocol.VERSION, Protocol.AUTH_HMAC, 0x5151, GoldenFrames.CLIENT_NONCE,
             "alpha", "127.0.0.1", deadPort, "beta"));
     }
 
@@ -272,7 +272,7 @@ class FrameFuzzTest {
 
     @Test
     void theConnectingHandshakeContainsEveryMutatedReplyAndSendsNothingButAuthBeforeTheServerProof() {
-        final byte[] reply = RawPeer.frame(b -> Frames.writeHelloReply(b, 2, Protocol.AUTH_HMAC, 0x6161, GoldenFrames.SERVER_NONCE,
+        final byte[] reply = RawPeer.frame(b -> Frames.writeHelloReply(b, Protocol.VERSION, Protocol.AUTH_HMAC, 0x6161, GoldenFrames.SERVER_NONCE,
             "gamma", "127.0.0.1", deadPort));
         final byte[] valid = concat(reply, GoldenFrames.all().get("auth-reply.bin"), GoldenFrames.all().get("system-ack.bin"),
             GoldenFrames.all().get("heartbeat-reply.bin"));

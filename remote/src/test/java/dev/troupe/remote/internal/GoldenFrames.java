@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * The golden frames of protocol v2, built from fixed inputs by the encoders production uses:
+ * The golden frames of protocol v3, built from fixed inputs by the encoders production uses:
  * control frames by their {@link Frames} writer, ADVERTISE and USER bodies by
  * {@link Frames#encodeAdvertise} / {@link Frames#encodeUserHeader} and the serializer, framed by
  * {@link Frames#appendFrame} as the drainer frames a ring record.
@@ -24,6 +24,7 @@ final class GoldenFrames {
     static final byte[] SERVER_PROOF = seq(0x60, 32);
     static final long CLIENT_UID = 0x0102030405060708L;
     static final long SERVER_UID = 0x1112131415161718L;
+    static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
     private GoldenFrames() {
     }
@@ -40,8 +41,8 @@ final class GoldenFrames {
     static Map<String, byte[]> all() {
         final Map<String, byte[]> m = new LinkedHashMap<>();
         m.put("magic.bin", bytes(Frames::writeMagic));
-        m.put("hello.bin", bytes(b -> Frames.writeHello(b, 2, Protocol.AUTH_HMAC, CLIENT_UID, CLIENT_NONCE, "alpha", "127.0.0.1", 25520, "beta")));
-        m.put("hello-reply.bin", bytes(b -> Frames.writeHelloReply(b, 2, Protocol.AUTH_HMAC, SERVER_UID, SERVER_NONCE, "beta", "127.0.0.1", 25521)));
+        m.put("hello.bin", bytes(b -> Frames.writeHello(b, Protocol.VERSION, Protocol.AUTH_HMAC, CLIENT_UID, CLIENT_NONCE, "alpha", "127.0.0.1", 25520, "beta")));
+        m.put("hello-reply.bin", bytes(b -> Frames.writeHelloReply(b, Protocol.VERSION, Protocol.AUTH_HMAC, SERVER_UID, SERVER_NONCE, "beta", "127.0.0.1", 25521)));
         m.put("auth.bin", bytes(b -> Frames.writeAuth(b, PROOF)));
         m.put("auth-reply.bin", bytes(b -> Frames.writeAuthReply(b, 1, SERVER_PROOF)));
         m.put("advertise-path.bin", bytes(b -> advertise(b, 1, Protocol.KIND_ACTOR_PATH, "troupe://beta@127.0.0.1:25521/user/echo")));
@@ -52,6 +53,31 @@ final class GoldenFrames {
             final int n = Protocol.USER_PAYLOAD_OFFSET
                 + BuiltInSerializers.STRING.write("hello", body, Protocol.USER_PAYLOAD_OFFSET, null);
             Frames.appendFrame(b, Protocol.USER, ByteBuffer.wrap(body.byteArray(), 0, n));
+        }));
+        m.put("user-ask.bin", bytes(b -> {
+            // a request of an ask: the flags say so and the reply-to ref's id (3) follows the payload
+            final ExpandableArrayBuffer body = new ExpandableArrayBuffer(64);
+            Frames.encodeUserHeader(body, 0, 1, BuiltInSerializers.STRING_ID, 0);
+            body.putByte(Protocol.USER_FLAGS_OFFSET, (byte) Protocol.FLAG_ASK);
+            int n = Protocol.USER_PAYLOAD_OFFSET + BuiltInSerializers.STRING.write("ask", body, Protocol.USER_PAYLOAD_OFFSET, null);
+            body.putInt(n, 3, java.nio.ByteOrder.BIG_ENDIAN);
+            n += Protocol.ASK_TRAILER;
+            Frames.appendFrame(b, Protocol.USER, ByteBuffer.wrap(body.byteArray(), 0, n));
+        }));
+        m.put("user-headers.bin", bytes(b -> {
+            // a header block ahead of the payload, carrying a W3C traceparent
+            final ExpandableArrayBuffer body = new ExpandableArrayBuffer(128);
+            Frames.encodeUserHeader(body, 0, 1, BuiltInSerializers.STRING_ID, 0);
+            body.putByte(Protocol.USER_FLAGS_OFFSET, (byte) Protocol.FLAG_HEADERS);
+            int n = Protocol.USER_PAYLOAD_OFFSET + Frames.encodeHeaderBlock(body, Protocol.USER_PAYLOAD_OFFSET, "traceparent", TRACEPARENT);
+            n += BuiltInSerializers.STRING.write("traced", body, n, null);
+            Frames.appendFrame(b, Protocol.USER, ByteBuffer.wrap(body.byteArray(), 0, n));
+        }));
+        m.put("failure.bin", bytes(b -> {
+            final ExpandableArrayBuffer body = new ExpandableArrayBuffer(128);
+            final int n = Frames.encodeFailure(body, 0, Protocol.FAILURE_UNKNOWN_RECIPIENT, 3,
+                "troupe://beta@127.0.0.1:25521/user/ecco", "java.lang.String");
+            Frames.appendFrame(b, Protocol.FAILURE, ByteBuffer.wrap(body.byteArray(), 0, n));
         }));
         m.put("system-watch.bin", bytes(b -> Frames.writeSystem(b, 1, Protocol.SYS_WATCH,
             "troupe://beta@127.0.0.1:25521/user/echo", "troupe://alpha@127.0.0.1:25520/user/watcher", false)));

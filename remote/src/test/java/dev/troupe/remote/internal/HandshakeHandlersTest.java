@@ -86,7 +86,7 @@ class HandshakeHandlersTest {
     @Test
     void inboundHandshakeRunsTheV2ExchangeAndHandsOverToTheSteadyStateHandler() {
         final EmbeddedChannel ch = inbound();
-        final byte[] hello = hello(2, 0x0A0A, "alpha", "127.0.0.1", deadPort, "beta");
+        final byte[] hello = hello(Protocol.VERSION, 0x0A0A, "alpha", "127.0.0.1", deadPort, "beta");
         ch.writeInbound(Unpooled.wrappedBuffer(RawPeer.frame(Frames::writeMagic), hello));
 
         final byte[] replyFrame = bytes(ch.readOutbound());
@@ -120,11 +120,11 @@ class HandshakeHandlersTest {
     void aProofOverAnotherTranscriptIsRefusedAndNoServerProofIsSent() {
         final long before = rejected(FrameRejection.AUTH_FAILED);
         final EmbeddedChannel ch = inbound();
-        final byte[] hello = hello(2, 0x0B0B, "alpha", "127.0.0.1", deadPort, "beta");
+        final byte[] hello = hello(Protocol.VERSION, 0x0B0B, "alpha", "127.0.0.1", deadPort, "beta");
         ch.writeInbound(Unpooled.wrappedBuffer(RawPeer.frame(Frames::writeMagic), hello));
         final byte[] replyFrame = bytes(ch.readOutbound());
         // a proof for a transcript in which the client claimed another port: the claim is covered
-        final byte[] otherHello = hello(2, 0x0B0B, "alpha", "127.0.0.1", deadPort + 1, "beta");
+        final byte[] otherHello = hello(Protocol.VERSION, 0x0B0B, "alpha", "127.0.0.1", deadPort + 1, "beta");
         final byte[] proof = HMAC.clientProof(withoutLength(otherHello), withoutLength(replyFrame));
         ch.writeInbound(Unpooled.wrappedBuffer(RawPeer.frame(b -> Frames.writeAuth(b, proof))));
         assertThat((Object) ch.readOutbound()).isNull();
@@ -138,13 +138,13 @@ class HandshakeHandlersTest {
         final String ownHost = core.canonicalHost();
         final int ownPort = core.canonicalPort();
         final byte[][] claims = {
-            hello(2, 0, "alpha", "127.0.0.1", deadPort, "beta"),                    // UID 0
-            hello(2, system.uid(), "alpha", "127.0.0.1", deadPort, "beta"),         // this node's UID
-            hello(2, 0x0C0C, "beta", ownHost, ownPort, "beta"),                     // this node's address
-            hello(2, 0x0D0D, "alpha", "evil\r\nhost", deadPort, "beta"),            // CR/LF in the host
-            hello(2, 0x0E0E, "alpha", "a/b", deadPort, "beta"),                     // '/' in the host
-            hello(2, 0x0F0F, "alpha", "127.0.0.1", 0, "beta"),                      // port 0
-            hello(2, 0x1010, "al\npha", "127.0.0.1", deadPort, "beta"),             // a system name with LF
+            hello(Protocol.VERSION, 0, "alpha", "127.0.0.1", deadPort, "beta"),                    // UID 0
+            hello(Protocol.VERSION, system.uid(), "alpha", "127.0.0.1", deadPort, "beta"),         // this node's UID
+            hello(Protocol.VERSION, 0x0C0C, "beta", ownHost, ownPort, "beta"),                     // this node's address
+            hello(Protocol.VERSION, 0x0D0D, "alpha", "evil\r\nhost", deadPort, "beta"),            // CR/LF in the host
+            hello(Protocol.VERSION, 0x0E0E, "alpha", "a/b", deadPort, "beta"),                     // '/' in the host
+            hello(Protocol.VERSION, 0x0F0F, "alpha", "127.0.0.1", 0, "beta"),                      // port 0
+            hello(Protocol.VERSION, 0x1010, "al\npha", "127.0.0.1", deadPort, "beta"),             // a system name with LF
         };
         for (byte[] claim : claims) {
             final long before = rejected(FrameRejection.INVALID_IDENTITY);
@@ -164,9 +164,14 @@ class HandshakeHandlersTest {
             v1Hello = in.readAllBytes();
         }
         expectRefused(Unpooled.wrappedBuffer(RawPeer.frame(Frames::writeMagic), v1Hello), FrameRejection.PROTOCOL_VERSION);
+        final byte[] v2Hello;
+        try (java.io.InputStream in = getClass().getResourceAsStream("/frames/v2/hello.bin")) {
+            v2Hello = in.readAllBytes();
+        }
+        expectRefused(Unpooled.wrappedBuffer(RawPeer.frame(Frames::writeMagic), v2Hello), FrameRejection.PROTOCOL_VERSION);
         expectRefused(Unpooled.wrappedBuffer(RawPeer.frame(Frames::writeMagic), GoldenFrames.all().get("auth.bin")),
             FrameRejection.UNEXPECTED_FRAME);
-        expectRefused(Unpooled.wrappedBuffer(RawPeer.frame(Frames::writeMagic), hello(2, 0x1111, "alpha", "127.0.0.1", deadPort, "gamma")),
+        expectRefused(Unpooled.wrappedBuffer(RawPeer.frame(Frames::writeMagic), hello(Protocol.VERSION, 0x1111, "alpha", "127.0.0.1", deadPort, "gamma")),
             FrameRejection.WRONG_SYSTEM);
     }
 
@@ -195,14 +200,14 @@ class HandshakeHandlersTest {
     }
 
     private static byte[] helloReply(long uid, String system) {
-        return RawPeer.frame(b -> Frames.writeHelloReply(b, 2, Protocol.AUTH_HMAC, uid, GoldenFrames.SERVER_NONCE, system, "127.0.0.1", deadPort));
+        return RawPeer.frame(b -> Frames.writeHelloReply(b, Protocol.VERSION, Protocol.AUTH_HMAC, uid, GoldenFrames.SERVER_NONCE, system, "127.0.0.1", deadPort));
     }
 
     @Test
     void outboundHandshakeProvesFirstWaitsForTheServerProofThenHandsOver() {
         final Outbound o = outbound("gamma");
         final Frames.Hello hello = Frames.parseHello(Unpooled.wrappedBuffer(o.hello(), 5, o.hello().length - 5));
-        assertThat(hello.version()).isEqualTo(2);
+        assertThat(hello.version()).isEqualTo(Protocol.VERSION);
         assertThat(hello.toSystem()).isEqualTo("gamma");
         assertThat(hello.fromSystem()).isEqualTo("beta");
 

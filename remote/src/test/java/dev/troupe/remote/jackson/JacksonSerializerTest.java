@@ -29,6 +29,16 @@ class JacksonSerializerTest {
     }
 
     @Test
+    void aClassWithoutACreatorJacksonCanUseIsReportedAndRecordsAreNot() {
+        final JacksonSerializer s = JacksonSerializer.builder().allowPackage("dev.troupe.remote.json").build();
+        assertThat(s.readProblem(Greeting.class)).isNull();
+        assertThat(s.readProblem(Envelope.class)).isNull();
+        assertThat(s.readProblem(dev.troupe.remote.json.Unbuildable.class))
+            .contains("Cannot construct instance").contains("Unbuildable").contains("@JsonCreator");
+        assertThat(s.readProblem(String.class)).as("not on its allow-list: not its business").isNull();
+    }
+
+    @Test
     void aNestedClassNameTypeIdIsDecidedByTheAllowList() {
         final JacksonSerializer s = JacksonSerializer.builder().allowPackage("dev.troupe.remote.json").build();
         final Envelope ok = (Envelope) read(s, "{\"payload\":{\"@class\":\"" + Greeting.class.getName() + "\",\"text\":\"hi\",\"numbers\":[]}}",
