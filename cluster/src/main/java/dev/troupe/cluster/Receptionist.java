@@ -1,6 +1,7 @@
 package dev.troupe.cluster;
 
 import dev.troupe.actor.ActorContext;
+import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.AskPattern;
@@ -218,7 +219,10 @@ public final class Receptionist {
         actor.tell(new Unsubscribe(key, subscriber));
     }
 
-    /** @return entries from peers dropped because a peer exceeded {@code maxReceptionistEntriesPerMember}, since start */
+    /**
+     * @return entries from peers dropped, since start: beyond {@code maxReceptionistEntriesPerMember},
+     *         or naming an actor that is not on the peer that sent it
+     */
     public long rejectedEntries() {
         return rejectedEntries;
     }
@@ -504,7 +508,7 @@ public final class Receptionist {
                 entries.byKey.clear();
                 entries.count = 0;
                 for (ReceptionistEntry e : s.entries()) {
-                    add(entries, e);
+                    add(entries, from, e);
                     touched.add(e.key());
                 }
                 entries.version = s.version();
@@ -516,7 +520,7 @@ public final class Receptionist {
                 }
                 final Set<ServiceKey<?>> touched = new LinkedHashSet<>();
                 for (ReceptionistEntry e : d.added()) {
-                    add(entries, e);
+                    add(entries, from, e);
                     touched.add(e.key());
                 }
                 for (ReceptionistEntry e : d.removed()) {
@@ -538,7 +542,13 @@ public final class Receptionist {
             }
         }
 
-        private void add(PeerEntries entries, ReceptionistEntry e) {
+        private void add(PeerEntries entries, UniqueAddress from, ReceptionistEntry e) {
+            final ActorPath p = e.ref().path();
+            if (!p.hasAddress() || !p.system().equals(from.address().system()) || p.port() != from.address().port()
+                || !p.host().equals(from.address().host())) {
+                owner.rejectedEntries++; // a member registers only its own actors, never another node's
+                return;
+            }
             if (entries.count >= cluster.settings().maxReceptionistEntriesPerMember()) {
                 owner.rejectedEntries++; // single writer: this actor
                 return;

@@ -29,7 +29,8 @@ import java.util.TreeMap;
  * <p>The rules (see docs/cluster.md):
  * <ul>
  *   <li>a peer enters the view after a handshake and its member info; its status is what it
- *       announces, and only moves forward;</li>
+ *       announces, and only moves forward; this node sends its own info after each handshake, on
+ *       each status change, and once more in answer to a peer's first info;</li>
  *   <li>this node is {@code JOINING} until every candidate of its first discovery round has
  *       answered (member info) or failed to connect, or {@code joinTimeout} passed; then {@code UP};</li>
  *   <li>reachability is the transport's failure detector's verdict;</li>
@@ -286,6 +287,10 @@ public final class Membership {
             if (!p.reachable) {
                 effects.publish(new ClusterEvent.UnreachableMember(p.member));
             }
+            // The peer may not have this node's info: the copy sent at the handshake can have
+            // arrived before the peer's cluster was listening (a transport starts before its
+            // cluster). Answering a peer's first info once makes the exchange whole either way.
+            effects.send(from, selfInfo());
             heardFrom(from);
             checkSelfUp(now);
         } else if (p.member.status().isBefore(announced)) {
