@@ -295,7 +295,7 @@ final class ClusterDaemon {
         final long changes = membership.changes();
         if (changes != publishedChanges) {
             publishedChanges = changes;
-            cluster.publishState(membership.state(), membership.rejected());
+            cluster.publishState(membership.state(), membership.rejected(), membership.viewChanges());
         }
         for (int e = 0; e < pendingEvents.size(); e++) {
             final ClusterEvent event = pendingEvents.get(e);
