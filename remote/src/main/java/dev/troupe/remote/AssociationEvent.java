@@ -43,8 +43,11 @@ public sealed interface AssociationEvent {
      *
      * @param address the association's address
      * @param cause what failed, for logs
+     * @param refused whether the host answered that nothing listens at the port (TCP reset): the
+     *                process that listened there is gone, unlike a timeout (a partition, a paused
+     *                process) or a refused handshake
      */
-    record ConnectFailed(ActorPath address, String cause) implements AssociationEvent {
+    record ConnectFailed(ActorPath address, String cause, boolean refused) implements AssociationEvent {
     }
 
     /**

@@ -411,7 +411,9 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         if (!f.isSuccess()) {
             connecting = false;
             LOG.log(System.Logger.Level.DEBUG, "connect to " + address + " failed: " + f.cause());
-            core.fire(new AssociationEvent.ConnectFailed(root, String.valueOf(f.cause())));
+            final Throwable cause = f.cause();
+            core.fire(new AssociationEvent.ConnectFailed(root, String.valueOf(cause),
+                cause instanceof java.net.ConnectException && !(cause instanceof io.netty.channel.ConnectTimeoutException)));
             scheduleReconnect();
         }
         // on success the handshake continues in OutboundHandshake, which calls onOutboundReady or onOutboundClosed
@@ -501,7 +503,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         } else if (channel != null) {
             return; // an old connection
         } else if (!closing) {
-            core.fire(new AssociationEvent.ConnectFailed(root, "the connection closed before its handshake completed"));
+            core.fire(new AssociationEvent.ConnectFailed(root, "the connection closed before its handshake completed", false));
         }
         connecting = false;
         scheduleReconnect();

@@ -111,6 +111,7 @@ class AssociationListenerTest {
         alpha.connect(nobody);
         final ConnectFailed f = events.await(ConnectFailed.class, e -> e.address().equals(nobody));
         assertThat(f.cause()).isNotEmpty();
+        assertThat(f.refused()).as("nothing listens there: the host refuses").isTrue();
         // it keeps trying, with backoff
         RemoteTestKit.await("a second attempt", Duration.ofSeconds(10),
             () -> events.seen.stream().filter(ConnectFailed.class::isInstance).count() >= 2);
@@ -119,6 +120,20 @@ class AssociationListenerTest {
 
         assertThatThrownBy(() -> alpha.connect(ActorPath.parse("/user/x"))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> alpha.connect(alpha.address())).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aPeerThatAcceptsButNeverAnswersTheHandshakeIsAFailureButNotARefusal() throws Exception {
+        final RemoteTransport alpha = kit.node("alpha");
+        final Events events = new Events();
+        alpha.addAssociationListener(events.seen::add);
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
+            final ActorPath address = ActorPath.root("mute", "127.0.0.1", silent.getLocalPort());
+            alpha.connect(address);
+            // the kernel completes the TCP handshake; no HELLO_REPLY ever comes (handshake timeout 2 s)
+            final ConnectFailed f = events.await(ConnectFailed.class, e -> e.address().equals(address));
+            assertThat(f.refused()).isFalse();
+        }
     }
 
     @Test
