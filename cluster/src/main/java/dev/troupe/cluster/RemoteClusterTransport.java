@@ -36,7 +36,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       as {@link Listener#handshakeCompleted} ({@link AssociationEvent.Connected}), or
  *       {@link Listener#connectFailed};</li>
  *   <li>reachability is the transport's phi-accrual failure detector: a loss by the detector (or
- *       a quarantine) is {@link Listener#unreachable}; the next handshake with the same uid makes it
+ *       a quarantine) is {@link Listener#unreachable}, and so is a connection refused at a member's
+ *       address (nothing listens there: its process is gone, so this node need not wait for the
+ *       detector); the next handshake with the same uid makes it
  *       reachable again; a peer's CLOSE is {@link Listener#lost}; a new uid at the address is
  *       {@link Listener#restarted};</li>
  *   <li>member info and receptionist entries travel as {@link ClusterMessage}s to each node's
@@ -68,6 +70,8 @@ public final class RemoteClusterTransport implements ClusterTransport {
     private final UniqueAddress self;
     private final int snapshotChunk;
     private final ConcurrentHashMap<Address, ActorRef<PeerMessage>> endpoints = new ConcurrentHashMap<>();
+    /** The incarnation last connected at each canonical address (bounded like the transport's associations). */
+    private final ConcurrentHashMap<Address, Long> connected = new ConcurrentHashMap<>();
     private final AssociationListener associationListener = this::onEvent;
     private volatile Listener listener;
     private volatile ActorRef<PeerMessage> endpoint;
@@ -212,9 +216,21 @@ public final class RemoteClusterTransport implements ClusterTransport {
         if (event instanceof AssociationEvent.Connected c) {
             final Address canonical = Address.of(c.peerAddress());
             if (canonical.system().equals(self.address().system())) {
+                if (canonical.equals(address)) {
+                    if (connected.size() >= remote.settings().maxAssociations()) {
+                        connected.clear(); // only a shortcut for crash detection; the failure detector still works
+                    }
+                    connected.put(address, c.uid());
+                }
                 l.handshakeCompleted(new UniqueAddress(canonical, c.uid()), address);
             }
-        } else if (event instanceof AssociationEvent.ConnectFailed) {
+        } else if (event instanceof AssociationEvent.ConnectFailed f) {
+            final Long uid = f.refused() ? connected.get(address) : null;
+            if (uid != null) {
+                // Nothing listens at a member's address any more: its process is gone (kill -9, a
+                // crash). Unreachable now rather than when heartbeats have been missed for long enough.
+                l.unreachable(new UniqueAddress(address, uid));
+            }
             l.connectFailed(address);
         } else if (event instanceof AssociationEvent.Lost lost) {
             if (lost.uid() == 0) {

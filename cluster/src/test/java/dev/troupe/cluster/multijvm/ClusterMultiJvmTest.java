@@ -147,7 +147,12 @@ class ClusterMultiJvmTest {
         timings.put("kill -9 seen unreachable everywhere", millisSince(t0));
         awaitRoutees(1);
         batches.send(10, Set.of("n1"));
-        // a ref bound to the killed incarnation: every tell is a dead letter, counted
+        // A ref bound to the killed incarnation: once the transport has declared that incarnation lost
+        // (its failure detector; membership already knew from the refused reconnection), every tell is
+        // a dead letter, counted by reason.
+        final String n2Peer = TestNodes.SYSTEM + "@" + n2.hostPort();
+        Await.until("the transport declares n2 lost", CONVERGE, () -> driver.remote().metrics().peers().stream()
+            .anyMatch(p -> p.address().equals(n2Peer) && p.state() == dev.troupe.remote.AssociationState.UNREACHABLE));
         final ActorRef<Work> deadWorker = listing().allServiceInstances(TestNodes.WORK).stream()
             .filter(r -> r.path().host().equals(n2.host)).findFirst().orElseThrow();
         for (int i = 0; i < 5; i++) {
