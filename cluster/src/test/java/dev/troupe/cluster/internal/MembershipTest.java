@@ -176,6 +176,41 @@ class MembershipTest {
     }
 
     @Test
+    void afterThisNodeWasPausedNoMemberIsRemovedForUnreachabilityUntilTheHoldEnds() {
+        // B met through its own connection; discovery never lists it (an API node that is not a worker)
+        final Membership m = membership(SECOND);
+        m.onDiscovered(List.of(A), 0);
+        m.onHandshake(UB, null, SECOND);
+        m.onMemberInfo(UB, info(UB, MemberStatus.UP), SECOND);
+        m.onDiscovered(List.of(A), 2 * SECOND);
+        m.onDiscovered(List.of(A), 3 * SECOND);
+        assertThat(m.state().members()).as("reachable: kept though not listed").hasSize(2);
+
+        // this node resumes from a pause: its detector finds B silent, a discovery round is due, and so is down-after
+        m.holdRemovals(20 * SECOND);
+        m.onUnreachable(UB, 10 * SECOND);
+        m.onDiscovered(List.of(A), 10 * SECOND);
+        m.tick(15 * SECOND);
+        assertThat(m.state().members()).as("held").hasSize(2);
+        assertThat(m.state().unreachable()).extracting(Member::uniqueAddress).containsExactly(UB);
+        // the transport reconnects: B was alive all along
+        m.onReachable(UB, 11 * SECOND);
+        m.onDiscovered(List.of(A), 21 * SECOND);
+        m.tick(40 * SECOND);
+        assertThat(m.state().members()).as("reachable again before the hold ended").hasSize(2);
+        assertThat(fx.events(ClusterEvent.MemberRemoved.class)).isEmpty();
+
+        // a hold ends: whoever is still unreachable and due goes at the next round
+        m.holdRemovals(50 * SECOND);
+        m.onUnreachable(UB, 45 * SECOND);
+        m.onDiscovered(List.of(A), 49 * SECOND);
+        assertThat(m.state().members()).hasSize(2);
+        m.onDiscovered(List.of(A), 50 * SECOND);
+        assertThat(m.state().members()).hasSize(1);
+        assertThat(fx.events(ClusterEvent.MemberRemoved.class).get(0).reason()).isEqualTo(RemovalReason.UNREACHABLE_AND_UNDISCOVERED);
+    }
+
+    @Test
     void reachableAgainClearsUnreachable() {
         final Membership m = joinedWithB(0);
         m.onUnreachable(UB, SECOND);
