@@ -168,6 +168,45 @@ class TroupeClusterAutoConfigurationTests {
     }
 
     @Configuration(proxyBeanMethods = false)
+    static class OwnSettings {
+        @Bean
+        ClusterSettings mySettings(dev.troupe.remote.RemoteTransport remote) {
+            return ClusterSettings.builder()
+                .discovery(dev.troupe.cluster.discovery.StaticDiscovery.of("127.0.0.1:" + remote.address().port()))
+                .roles(java.util.Set.of("mine"))
+                .build();
+        }
+    }
+
+    @Test
+    void aClusterSettingsBeanOfTheApplicationShouldBeUsed() {
+        runner.withUserConfiguration(OwnSettings.class).withPropertyValues(node(0, "troupe.cluster.roles=theirs")).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(ClusterSettings.class);
+            assertThat(context.getBean(Cluster.class).selfMember().roles()).containsExactly("mine");
+        });
+    }
+
+    @Test
+    void springCloudDiscoveryShouldReadTheApplicationsDiscoveryClient() {
+        final int port = freePort();
+        runner.withConfiguration(AutoConfigurations.of(org.springframework.cloud.commons.util.UtilAutoConfiguration.class,
+                org.springframework.cloud.client.discovery.simple.SimpleDiscoveryClientAutoConfiguration.class))
+            .withPropertyValues(node(port, "troupe.cluster.discovery=spring-cloud", "spring.application.name=shop",
+                "spring.cloud.discovery.client.simple.instances.shop[0].uri=http://127.0.0.1:8080",
+                "spring.cloud.discovery.client.simple.instances.shop[0].metadata.troupe-port=" + port))
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                final MemberDiscovery discovery = context.getBean(MemberDiscovery.class);
+                assertThat(discovery).isInstanceOf(dev.troupe.spring.cluster.SpringCloudDiscovery.class);
+                assertThat(discovery.lookup().toCompletableFuture().get(20, TimeUnit.SECONDS))
+                    .containsExactly(new HostPort("127.0.0.1", port));
+                context.getBean(Cluster.class).whenUp().toCompletableFuture().get(30, TimeUnit.SECONDS);
+                assertThat(((TroupeClusterMembers.ClusterInfo) context.getBean(TroupeEndpoint.class).section("cluster", null, null))
+                    .discovery()).isEqualTo("spring-cloud");
+            });
+    }
+
+    @Configuration(proxyBeanMethods = false)
     static class OwnSerializers {
         @Bean
         SerializerRegistry serializers() {
