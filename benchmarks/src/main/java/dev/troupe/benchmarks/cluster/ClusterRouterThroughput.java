@@ -61,7 +61,13 @@ public final class ClusterRouterThroughput {
                     final long[] rates = new long[rounds];
                     for (int k = 0; k < rounds; k++) {
                         System.gc();
-                        final long nanos = rig.run(n, asks, window);
+                        final long nanos;
+                        try {
+                            nanos = rig.run(n, asks, window);
+                        } catch (Exception e) {
+                            System.out.println("run failed: " + e + "\n" + rig.diagnostics() + "answers by node: " + rig.answersByNode());
+                            throw e;
+                        }
                         rates[k] = (long) ((double) n * asks / (nanos / 1e9));
                     }
                     final long[] sorted = rates.clone();

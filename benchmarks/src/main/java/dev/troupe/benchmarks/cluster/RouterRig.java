@@ -14,6 +14,11 @@ interface RouterRig extends AutoCloseable {
      */
     long run(int askers, int asksPerAsker, int window) throws Exception;
 
+    /** @return what to print when a run fails: dead letters by reason on each node, or similar */
+    default String diagnostics() {
+        return "";
+    }
+
     /** @return answers by node name since the rig started, to show the asks were spread */
     java.util.Map<String, Long> answersByNode();
 

@@ -146,6 +146,28 @@ final class TroupeRouterRig implements RouterRig {
     }
 
     @Override
+    public String diagnostics() {
+        final StringBuilder b = new StringBuilder();
+        for (int i = 0; i < systems.size(); i++) {
+            b.append("node").append(i).append(" dead letters:");
+            for (dev.troupe.actor.DeadLetterReason r : dev.troupe.actor.DeadLetterReason.values()) {
+                final long n = systems.get(i).deadLetters().count(r);
+                if (n > 0) {
+                    b.append(' ').append(r.tag()).append('=').append(n);
+                }
+            }
+            for (dev.troupe.remote.FrameRejection r : dev.troupe.remote.FrameRejection.values()) {
+                final long n = transports.get(i).metrics().framesRejected(r);
+                if (n > 0) {
+                    b.append(" rejected ").append(r.tag()).append('=').append(n);
+                }
+            }
+            b.append('\n');
+        }
+        return b.toString();
+    }
+
+    @Override
     public Map<String, Long> answersByNode() {
         final Map<String, Long> m = new TreeMap<>();
         for (int i = 0; i < 3; i++) {
