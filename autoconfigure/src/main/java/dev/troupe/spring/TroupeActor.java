@@ -28,6 +28,14 @@ import java.lang.annotation.Target;
  * both select it. The actor is named after the bean unless {@link #name()} says otherwise
  * and gets per-actor meters tagged {@code actor=<name>}.
  *
+ * <p>With {@link #serviceKey()} the actor is also registered with the receptionist:
+ *
+ * <pre>{@code
+ * @Bean
+ * @TroupeActor(serviceKey = "inventory")
+ * Behavior<Inventory.Command> inventory() { ... }   // found by Routers.group(ServiceKey.create(Inventory.Command.class, "inventory"))
+ * }</pre>
+ *
  * <p>Startup fails, naming the bean, when the return type is a raw or wildcard
  * {@code Behavior}, or when two actor beans use one actor name.
  */
@@ -55,4 +63,15 @@ public @interface TroupeActor {
      * @return whether the actor gets its own meters tagged {@code actor=<name>}
      */
     boolean metrics() default true;
+
+    /**
+     * Registers the actor with the {@code Receptionist} under
+     * {@code ServiceKey.create(<message type>, serviceKey)}, so group routers find it, on every
+     * member once the cluster runs ({@code troupe.cluster.enabled}); a router is declared with
+     * {@code troupe.cluster.routers.<name>.service-key} or {@code Routers.group(key)}. Needs
+     * {@code troupe-cluster} on the class path.
+     *
+     * @return the service key's id; empty means no registration
+     */
+    String serviceKey() default "";
 }

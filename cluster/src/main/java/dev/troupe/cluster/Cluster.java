@@ -38,6 +38,7 @@ public final class Cluster {
     private final ActorRef<ClusterDaemon.Command> daemon;
     private volatile ClusterState state;
     private volatile long rejected;
+    private volatile long viewChanges;
     private volatile Consumer<ClusterDaemon.Received> receptionistSink;
 
     private Cluster(ActorSystem system, ClusterSettings settings, ClusterTransport transport) {
@@ -183,6 +184,11 @@ public final class Cluster {
         return system;
     }
 
+    /** @return changes of the view since start: members joining, changing status, being removed (not reachability) */
+    public long viewChanges() {
+        return viewChanges;
+    }
+
     /** @return peer messages refused because they exceeded a limit, since start */
     public long rejectedMessages() {
         return rejected;
@@ -190,9 +196,10 @@ public final class Cluster {
 
     // ---- for the daemon and the receptionist ----
 
-    void publishState(ClusterState s, long rejectedCount) {
+    void publishState(ClusterState s, long rejectedCount, long viewChangeCount) {
         state = s;
         rejected = rejectedCount;
+        viewChanges = viewChangeCount;
         final MemberStatus status = s.selfMember().status();
         if (status != MemberStatus.JOINING) {
             whenUp.complete(null);

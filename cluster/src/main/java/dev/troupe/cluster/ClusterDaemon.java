@@ -133,12 +133,22 @@ final class ClusterDaemon {
     private Member pendingLeave;
     private boolean lookupInFlight;
     private long publishedChanges = -1;
+    /** When the last tick ran: a much later command means this node did not run in between. */
+    private long lastTickNanos = System.nanoTime();
+    private final long pauseThresholdNanos;
+    private final long pauseHoldNanos;
 
     private ClusterDaemon(Cluster cluster, ActorContext<Command> ctx, TimerScheduler<Command> timers) {
         this.cluster = cluster;
         this.ctx = ctx;
         this.transport = cluster.transport();
         final ClusterSettings settings = cluster.settings();
+        // Three missed ticks without running is a pause of this process (SIGSTOP, a long GC, a
+        // starved host), not of the others: hold removals for a discovery round and a tick after it,
+        // long enough for the transport to reconnect and say who is really gone. A false alarm (a
+        // busy machine) only delays a removal by that long.
+        this.pauseThresholdNanos = 3 * settings.tickInterval().toNanos();
+        this.pauseHoldNanos = settings.discoveryInterval().toNanos() + settings.tickInterval().toNanos();
         this.membership = new Membership(transport.selfAddress(), settings.roles(), settings.appVersion(),
             settings.joinTimeout().toNanos(), settings.downAfter() == null ? 0 : settings.downAfter().toNanos(),
             new Membership.Limits(settings.maxMembers(), ClusterSettings.MAX_ROLES, ClusterSettings.MAX_STRING_LENGTH, 10_000),
@@ -204,6 +214,16 @@ final class ClusterDaemon {
 
     private Behavior<Command> onCommand(Command cmd) {
         final long now = System.nanoTime();
+        final long sinceTick = now - lastTickNanos;
+        if (sinceTick > pauseThresholdNanos) {
+            LOG.log(System.Logger.Level.INFO, "this node did not run for " + sinceTick / 1_000_000 + " ms (paused?): no member is"
+                + " removed for being unreachable for the next " + pauseHoldNanos / 1_000_000 + " ms");
+            membership.holdRemovals(now + pauseHoldNanos);
+            lastTickNanos = now; // once per pause
+        }
+        if (cmd == Tick.TICK) {
+            lastTickNanos = now;
+        }
         if (cmd instanceof Received r) {
             if (r.message() instanceof MemberInfo info) {
                 membership.onMemberInfo(r.from(), info, now);
@@ -295,7 +315,7 @@ final class ClusterDaemon {
         final long changes = membership.changes();
         if (changes != publishedChanges) {
             publishedChanges = changes;
-            cluster.publishState(membership.state(), membership.rejected());
+            cluster.publishState(membership.state(), membership.rejected(), membership.viewChanges());
         }
         for (int e = 0; e < pendingEvents.size(); e++) {
             final ClusterEvent event = pendingEvents.get(e);

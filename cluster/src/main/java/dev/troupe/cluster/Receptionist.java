@@ -1,6 +1,7 @@
 package dev.troupe.cluster;
 
 import dev.troupe.actor.ActorContext;
+import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.AskPattern;
@@ -131,6 +132,11 @@ public final class Receptionist {
     private final ActorRef<Command> actor;
     /** Written by the receptionist's actor only; read by anyone. */
     private volatile long rejectedEntries;
+    /** Entries per locally known key, republished by the actor after each change; read by anyone. */
+    private volatile Map<ServiceKey<?>, Integer> entryCounts = Map.of();
+
+    /** The most keys {@link #entryCounts()} reports (keys are the application's, but bounded all the same). */
+    public static final int MAX_COUNTED_KEYS = 100;
 
     private Receptionist(ActorSystem system) {
         this.system = system;
@@ -218,9 +224,24 @@ public final class Receptionist {
         actor.tell(new Unsubscribe(key, subscriber));
     }
 
-    /** @return entries from peers dropped because a peer exceeded {@code maxReceptionistEntriesPerMember}, since start */
+    /**
+     * @return entries from peers dropped, since start: beyond {@code maxReceptionistEntriesPerMember},
+     *         or naming an actor that is not on the peer that sent it
+     */
     public long rejectedEntries() {
         return rejectedEntries;
+    }
+
+    /**
+     * For metrics: how many actors each key lists now, cluster-wide (every known entry, of
+     * unreachable members too), for the keys this node knows on its own, those registered or
+     * subscribed to here, up to {@value #MAX_COUNTED_KEYS}; never keys only a peer named, so a
+     * peer cannot make this node report keys it chose. A snapshot, at most a change behind.
+     *
+     * @return entries by key
+     */
+    public Map<ServiceKey<?>, Integer> entryCounts() {
+        return entryCounts;
     }
 
     /** Makes the receptionist cluster-wide; {@link Cluster#start} calls it. */
@@ -321,7 +342,28 @@ public final class Receptionist {
             } else if (cmd instanceof Attach a) {
                 onAttach(a.cluster());
             }
+            if (!(cmd instanceof Find) && cmd != DigestTick.INSTANCE) {
+                publishCounts();
+            }
             return Behaviors.same();
+        }
+
+        /** Control traffic only (registrations, listing changes): recounting the local keys is cheap enough. */
+        private void publishCounts() {
+            final Map<ServiceKey<?>, Integer> counts = new LinkedHashMap<>();
+            for (ServiceKey<?> k : local.keySet()) {
+                if (counts.size() < MAX_COUNTED_KEYS) {
+                    counts.put(k, listing(k).all.size());
+                }
+            }
+            for (Map.Entry<ServiceKey<?>, List<ActorRef<Listing>>> e : subscribers.entrySet()) {
+                if (counts.size() < MAX_COUNTED_KEYS && !e.getValue().isEmpty() && !counts.containsKey(e.getKey())) {
+                    counts.put(e.getKey(), listing(e.getKey()).all.size());
+                }
+            }
+            if (!counts.equals(owner.entryCounts)) {
+                owner.entryCounts = Map.copyOf(counts);
+            }
         }
 
         private void onAttach(Cluster c) {
@@ -504,7 +546,7 @@ public final class Receptionist {
                 entries.byKey.clear();
                 entries.count = 0;
                 for (ReceptionistEntry e : s.entries()) {
-                    add(entries, e);
+                    add(entries, from, e);
                     touched.add(e.key());
                 }
                 entries.version = s.version();
@@ -516,7 +558,7 @@ public final class Receptionist {
                 }
                 final Set<ServiceKey<?>> touched = new LinkedHashSet<>();
                 for (ReceptionistEntry e : d.added()) {
-                    add(entries, e);
+                    add(entries, from, e);
                     touched.add(e.key());
                 }
                 for (ReceptionistEntry e : d.removed()) {
@@ -538,7 +580,13 @@ public final class Receptionist {
             }
         }
 
-        private void add(PeerEntries entries, ReceptionistEntry e) {
+        private void add(PeerEntries entries, UniqueAddress from, ReceptionistEntry e) {
+            final ActorPath p = e.ref().path();
+            if (!p.hasAddress() || !p.system().equals(from.address().system()) || p.port() != from.address().port()
+                || !p.host().equals(from.address().host())) {
+                owner.rejectedEntries++; // a member registers only its own actors, never another node's
+                return;
+            }
             if (entries.count >= cluster.settings().maxReceptionistEntriesPerMember()) {
                 owner.rejectedEntries++; // single writer: this actor
                 return;

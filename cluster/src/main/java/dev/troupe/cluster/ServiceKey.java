@@ -16,10 +16,13 @@ public final class ServiceKey<T> {
 
     private final String id;
     private final String typeName;
+    /** The class, when the key was made from one on this node; not part of equality. */
+    private final Class<T> messageType;
 
-    private ServiceKey(String id, String typeName) {
+    private ServiceKey(String id, String typeName, Class<T> messageType) {
         this.id = id;
         this.typeName = typeName;
+        this.messageType = messageType;
     }
 
     /**
@@ -29,7 +32,8 @@ public final class ServiceKey<T> {
      * @return the key
      */
     public static <T> ServiceKey<T> create(Class<T> type, String id) {
-        return of(Objects.requireNonNull(type, "type").getName(), id);
+        final ServiceKey<T> k = of(Objects.requireNonNull(type, "type").getName(), id);
+        return new ServiceKey<>(k.id, k.typeName, type);
     }
 
     /**
@@ -49,12 +53,21 @@ public final class ServiceKey<T> {
         if (typeName.isEmpty() || typeName.length() > MAX_ID_LENGTH) {
             throw new IllegalArgumentException("service key type name must have 1 to " + MAX_ID_LENGTH + " characters");
         }
-        return new ServiceKey<>(id, typeName);
+        return new ServiceKey<>(id, typeName, null);
     }
 
     /** @return the id */
     public String id() {
         return id;
+    }
+
+    /**
+     * @return the message class when this key was created from it on this node ({@link #create}),
+     *         null for a key built from names ({@link #of}), such as one that arrived from another
+     *         node; a registered actor's ref is sent out accepting only this class
+     */
+    public Class<T> messageType() {
+        return messageType;
     }
 
     /** @return the binary name of the message type */

@@ -78,6 +78,34 @@ final class Compose {
         }
     }
 
+    /** Runs the docker CLI ({@code docker args...}) against the same engine; fails with its output unless it exits 0. */
+    String docker(long timeoutSeconds, String... args) {
+        List<String> cmd = new ArrayList<>(List.of("docker"));
+        cmd.addAll(List.of(args));
+        LOG.info("running {}", String.join(" ", cmd));
+        try {
+            Path out = Files.createTempFile("docker", ".log");
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
+            pb.environment().putAll(env);
+            Process p = pb.start();
+            boolean done = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
+            if (!done) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            String output = Files.readString(out, StandardCharsets.UTF_8);
+            Files.deleteIfExists(out);
+            if (!done || p.exitValue() != 0) {
+                throw new AssertionError(String.join(" ", cmd) + (done ? " exited " + p.exitValue() : " timed out") + ":\n" + output);
+            }
+            return output;
+        } catch (IOException e) {
+            throw new AssertionError("could not run " + cmd + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
     /** Like {@link #run} but only logs a failure: for cleaning up. */
     void runQuietly(long timeoutSeconds, String... args) {
         try {

@@ -16,6 +16,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
@@ -28,22 +33,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
- * docker/docker-compose.yml as a user runs it: the compose tool (docker-compose 1.29 here, or
- * {@code docker compose}) builds the sample-app and Prometheus images from debian:bookworm-slim and
- * starts the three nodes and Prometheus (Grafana is left out: its image comes from a registry, which
- * the build machines cannot reach). Every node must come up healthy with its remote transport
- * listening, Prometheus must scrape all three, and requests to the API node must fan out to the two
- * workers over the remote transport, counted in every node's {@code /actuator/prometheus}. The dashboard's
- * queries are proven against a real Prometheus by {@code DashboardQueriesIT}.
+ * docker/docker-compose.yml as a user runs it, with {@code --scale worker=3}: the compose tool
+ * (docker-compose 1.29 here, or {@code docker compose}) builds the sample-app and Prometheus images
+ * from debian:bookworm-slim and starts the API node, three workers and Prometheus (Grafana is left
+ * out: its image comes from a registry, which the build machines cannot reach). No node is given a
+ * list of the others: each finds the workers through the DNS records of their service name.
+ *
+ * <p>Every node must come up healthy, Prometheus must scrape all four, every node's
+ * {@code /actuator/troupe/cluster} must show the same four members up, and requests to the API node
+ * must spread over the three workers through its group router, each command processed exactly once
+ * (counted in every worker's {@code /actuator/prometheus}). Then the workers are scaled to two (the
+ * stopped one leaves gracefully) and back to three (a new one joins), every view converging each
+ * time, and the API node keeps answering; a worker frozen with {@code docker pause} is unreachable
+ * (not removed: DNS still lists it) and routed around, and reachable again once unpaused. The
+ * dashboard's queries are proven against a real
+ * Prometheus by {@code DashboardQueriesIT}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ComposeClusterIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(ComposeClusterIT.class);
-    static final List<String> NODES = List.of("api", "worker-1", "worker-2");
-    static final List<String> SERVICES = List.of("api", "worker-1", "worker-2", "prometheus");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern WORKER_CONTAINER = Pattern.compile("(?m)^troupeit[_-]worker[_-](\\d+)\\s");
 
     static Compose compose;
     static int apiPort;
@@ -74,9 +88,7 @@ class ComposeClusterIT {
                 "PROMETHEUS_PORT", Integer.toString(prometheusPort),
                 "GRAFANA_PORT", Integer.toString(FreePorts.next())));
         compose.runQuietly(120, "down", "-v", "--remove-orphans");
-        List<String> upArgs = new ArrayList<>(List.of("up", "-d", "--build"));
-        upArgs.addAll(SERVICES);
-        compose.run(600, upArgs.toArray(String[]::new));
+        compose.run(600, "up", "-d", "--build", "--scale", "worker=3", "api", "worker", "prometheus");
         prometheus = new PrometheusApi("127.0.0.1", prometheusPort);
     }
 
@@ -89,7 +101,7 @@ class ComposeClusterIT {
 
     @Test
     @Order(1)
-    void everyNodeComesUpAndPrometheusScrapesIt() {
+    void everyNodeComesUpHealthyAndPrometheusScrapesIt() {
         Deadline deadline = new Deadline(Duration.ofMinutes(4));
         Map<String, String> health;
         do {
@@ -101,33 +113,33 @@ class ComposeClusterIT {
             } catch (AssertionError notYet) {
                 health.put("prometheus", notYet.getMessage());
             }
-            if (health.keySet().equals(new java.util.HashSet<>(NODES)) && health.values().stream().allMatch("up"::equals)) {
+            if (health.size() == 4 && health.containsKey("api") && health.values().stream().allMatch("up"::equals)) {
                 break;
             }
         } while (deadline.sleep(Duration.ofSeconds(2)));
         LOG.info("Prometheus targets: {}", health);
-        assertThat(health).as("Prometheus's scrape targets").containsOnlyKeys(NODES);
+        assertThat(health).as("Prometheus's scrape targets: the API node and the three workers found through DNS")
+                .hasSize(4).containsKey("api");
+        assertThat(health.keySet().stream().filter(i -> i.startsWith("worker@")).count()).isEqualTo(3);
         assertThat(health.values()).as("target health %s", health).containsOnly("up");
-        assertThat(get("/actuator/health").statusCode()).isEqualTo(200);
 
-        // The image's HEALTHCHECK (Actuator's health endpoint) reports every node healthy.
+        // The image's HEALTHCHECK (Actuator's health endpoint, readiness included) reports every node healthy.
         Deadline healthy = new Deadline(Duration.ofMinutes(2));
         String ps;
         do {
             ps = compose.run(60, "ps");
-        } while (countHealthy(ps) < NODES.size() && healthy.sleep(Duration.ofSeconds(3)));
-        assertThat(countHealthy(ps)).as("healthy nodes in `ps`:%n%s", ps).isEqualTo(NODES.size());
+        } while (countHealthy(ps) < 4 && healthy.sleep(Duration.ofSeconds(3)));
+        assertThat(countHealthy(ps)).as("healthy nodes in `ps`:%n%s", ps).isEqualTo(4);
+        assertThat(workerIndices()).containsExactly(1, 2, 3);
     }
 
     private static int countHealthy(String ps) {
         int n = 0;
         for (String line : ps.split("\n")) {
-            for (String node : NODES) {
-                // docker-compose 1.29 names containers troupeit_api_1, compose v2 troupeit-api-1
-                if ((line.startsWith("troupeit_" + node + "_") || line.startsWith("troupeit-" + node + "-"))
-                        && line.contains("(healthy)")) {
-                    n++;
-                }
+            // docker-compose 1.29 names containers troupeit_worker_1, compose v2 troupeit-worker-1
+            if ((line.startsWith("troupeit_api_") || line.startsWith("troupeit-api-") || WORKER_CONTAINER.matcher(line + " ").find())
+                    && line.contains("(healthy)")) {
+                n++;
             }
         }
         return n;
@@ -135,60 +147,35 @@ class ComposeClusterIT {
 
     @Test
     @Order(2)
-    void everyNodeRunsItsRemoteTransportUnderItsServiceName() {
-        // Through Prometheus, which reaches each node by its service name: the troupe meters of all
-        // three nodes, and each one's remote transport (the associations gauge exists once it runs).
-        Deadline deadline = new Deadline(Duration.ofSeconds(60));
-        JsonNode live;
-        JsonNode remote;
-        do {
-            live = prometheus.query("count by (instance) (troupe_actors_live)");
-            remote = prometheus.query("count by (instance) (troupe_remote_associations)");
-        } while ((live.path("result").size() < NODES.size() || remote.path("result").size() < NODES.size())
-                && deadline.sleep(Duration.ofSeconds(2)));
-        assertThat(instances(live)).as("nodes exporting troupe meters").containsExactlyInAnyOrderElementsOf(NODES);
-        assertThat(instances(remote)).as("nodes exporting troupe.remote meters").containsExactlyInAnyOrderElementsOf(NODES);
+    void everyNodeSeesTheSameFourMembersUp() {
+        Map<String, Set<String>> views = awaitConvergedViews(4, 3);
+        LOG.info("cluster views: {}", views);
+        // The API node is a member by its name; the workers by the IPs DNS gives for their service.
+        Set<String> members = views.get("api");
+        assertThat(members).contains("troupe://inventory@api:25520 UP reachable [api]");
+        assertThat(members.stream().filter(m -> m.endsWith("UP reachable [worker]")).count()).isEqualTo(3);
 
-        // The API node's health shows its transport at the address the compose file gives it.
         HttpResponse<String> health = get("/actuator/health");
         assertThat(health.statusCode()).isEqualTo(200);
         assertThat(health.body()).contains("\"troupeRemote\"").contains("troupe://inventory@api:25520/");
+        JsonNode cluster = JSON.readTree(health.body()).path("components").path("troupeCluster");
+        assertThat(cluster.path("status").asString("")).as("troupeCluster in %s", health.body()).isEqualTo("UP");
+        assertThat(cluster.path("details").path("up").asInt()).isEqualTo(4);
+        // readiness includes troupeCluster (OUT_OF_SERVICE while joining or leaving); Boot's probe
+        // groups do not show their components over HTTP, so this reads the group's status
+        HttpResponse<String> readiness = get("/actuator/health/readiness");
+        assertThat(readiness.statusCode()).as(readiness.body()).isEqualTo(200);
     }
 
     @Test
     @Order(3)
-    void requestsThroughTheApiNodeFanOutToBothWorkersOverTheRemoteTransport() {
-        // The API node (inventory.role=api) owns no SKU: each goes to worker-1 or worker-2 by the hash
-        // of its id over the refs worker1, worker2 (the compose file's troupe.remote.refs.*).
-        // A worker's first request (connection, handshake, cold JVM) can outlast the 3 s ask timeout on
-        // a busy machine, answered 503 naming the worker: ask each worker until it answers (bounded).
-        for (int owner = 0; owner < 2; owner++) {
-            String sku = firstSkuOf(owner, "warm-");
-            Deadline warm = new Deadline(Duration.ofSeconds(90));
-            HttpResponse<String> r;
-            do {
-                r = get("/api/skus/" + sku);
-                assertThat(r.statusCode()).as(r.body()).isIn(200, 503);
-                if (r.statusCode() == 503) {
-                    assertThat(r.body()).contains("worker 'worker" + (owner + 1) + "'").contains("did not answer within");
-                }
-            } while (r.statusCode() != 200 && warm.sleep(Duration.ofSeconds(1)));
-            assertThat(r.statusCode()).as("worker-%d answers through the API node: %s", owner + 1, r.body()).isEqualTo(200);
-        }
-        // The warm-up made every node count remote traffic, but a node registers the meters of a peer
-        // that contacted it first only at its next refresh (5 s): a "before" read earlier would miss the
-        // warm-up's messages and count them into the deltas below. Wait until every node shows them.
-        Deadline registered = new Deadline(Duration.ofSeconds(30));
-        Map<String, PrometheusText> before;
-        do {
-            before = scrapeEveryNode();
-        } while (!remoteTrafficVisibleOnEveryNode(before) && registered.sleep(Duration.ofSeconds(1)));
-        assertThat(remoteTrafficVisibleOnEveryNode(before)).as("warm-up traffic visible on every node's meters").isTrue();
-        int[] commands = new int[2];
+    void requestsThroughTheApiNodeSpreadOverTheWorkersEachProcessedOnce() {
+        warmUp();
+        Map<Integer, Double> before = inventoryProcessedByWorker();
         String run = Long.toString(System.nanoTime() % 1_000_000);
-        for (int i = 0; i < 8; i++) {
+        int skus = 48;
+        for (int i = 0; i < skus; i++) {
             String sku = "fan-" + run + "-" + i;
-            int owner = Math.floorMod(sku.hashCode(), 2);
             HttpResponse<String> restock = post("/api/skus/" + sku + "/stock?quantity=10");
             assertThat(restock.statusCode()).as(restock.body()).isEqualTo(200);
             assertThat(restock.body()).contains("\"sku\":\"" + sku + "\"").contains("\"available\":10");
@@ -201,123 +188,210 @@ class ComposeClusterIT {
             HttpResponse<String> query = get("/api/skus/" + sku);
             assertThat(query.statusCode()).as(query.body()).isEqualTo(200);
             assertThat(query.body()).contains("\"available\":6").contains("\"reserved\":4");
-            commands[owner] += 4;
         }
-        assertThat(commands[0]).as("commands for SKUs owned by worker-1").isPositive();
-        assertThat(commands[1]).as("commands for SKUs owned by worker-2").isPositive();
-        int total = commands[0] + commands[1];
-
-        // Each node's own /actuator/prometheus (the workers' read inside their containers): each worker's
-        // inventory actor processed exactly the commands for its SKUs, each received them and sent the
-        // replies over the remote transport, and the API node sent them all and got every reply. A peer
-        // that contacted a node for the first time gets its meters at the next refresh (5 s), so wait.
-        Map<String, Double> expected = new LinkedHashMap<>();
-        expected.put("worker-1 inventory processed", (double) commands[0]);
-        expected.put("worker-2 inventory processed", (double) commands[1]);
-        expected.put("worker-1 remote in", (double) commands[0]);
-        expected.put("worker-1 remote out", (double) commands[0]);
-        expected.put("worker-2 remote in", (double) commands[1]);
-        expected.put("worker-2 remote out", (double) commands[1]);
-        expected.put("api remote out", (double) total);
-        expected.put("api remote in", (double) total);
-        Deadline deadline = new Deadline(Duration.ofSeconds(30));
-        Map<String, Double> seen;
-        Map<String, PrometheusText> after;
+        // Each worker's own /actuator/prometheus: the commands were processed exactly once in all
+        // (4 per SKU, each SKU's on one worker), and every worker had some. A turn's count is
+        // published as it ends: wait for it.
+        Deadline deadline = new Deadline(Duration.ofSeconds(60));
+        Map<Integer, Double> delta;
         do {
-            after = scrapeEveryNode();
-            seen = new LinkedHashMap<>();
-            for (String node : List.of("worker-1", "worker-2")) {
-                seen.put(node + " inventory processed", delta(before, after, node, "troupe_actor_messages_processed_total", "actor", "inventory"));
+            Map<Integer, Double> after = inventoryProcessedByWorker();
+            delta = new TreeMap<>();
+            for (Map.Entry<Integer, Double> e : after.entrySet()) {
+                delta.put(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0.0));
             }
-            for (String node : List.of("worker-1", "worker-2", "api")) {
-                seen.put(node + " remote in", delta(before, after, node, "troupe_remote_messages_total", "direction", "in"));
-                seen.put(node + " remote out", delta(before, after, node, "troupe_remote_messages_total", "direction", "out"));
-            }
-        } while (!seen.equals(expected) && deadline.sleep(Duration.ofSeconds(1)));
-        LOG.info("fan-out through the API node: {}", seen);
-        assertThat(seen).as("message counts from each node's /actuator/prometheus").isEqualTo(expected);
-        assertThat(after.get("api").matching("troupe_actor_messages_processed_total", "actor", "inventory"))
+        } while (delta.values().stream().mapToDouble(Double::doubleValue).sum() < 4 * skus && deadline.sleep(Duration.ofSeconds(1)));
+        LOG.info("inventory commands processed by worker: {}", delta);
+        assertThat(delta.values().stream().mapToDouble(Double::doubleValue).sum()).as("commands processed, all workers").isEqualTo(4.0 * skus);
+        assertThat(delta).as("every worker processed some: %s", delta).hasSize(3).allSatisfy((w, n) -> {
+            assertThat(n).isPositive();
+            assertThat(n % 4).as("a SKU's four commands on one worker").isZero();
+        });
+        assertThat(new PrometheusText(get("/actuator/prometheus").body()).matching("troupe_actor_messages_processed_total", "actor", "inventory"))
                 .as("the API node hosts no inventory actor").isEmpty();
-        assertThat(after.get("api").sum("troupe_remote_messages_total", "direction", "out", "peer", "inventory@worker-1:25520"))
-                .as("sent from api to worker-1").isGreaterThanOrEqualTo(commands[0]);
-        assertThat(after.get("api").sum("troupe_remote_messages_total", "direction", "out", "peer", "inventory@worker-2:25520"))
-                .as("sent from api to worker-2").isGreaterThanOrEqualTo(commands[1]);
-
-        // Prometheus, scraping the three nodes by service name, sees remote traffic on each of them.
-        Deadline scraped = new Deadline(Duration.ofSeconds(60));
-        List<String> withTraffic;
-        do {
-            withTraffic = instances(prometheus.query("sum by (instance) (troupe_remote_messages_total) > 0"));
-        } while (withTraffic.size() < NODES.size() && scraped.sleep(Duration.ofSeconds(2)));
-        assertThat(withTraffic).as("nodes whose remote message counters Prometheus sees above zero")
-                .containsExactlyInAnyOrderElementsOf(NODES);
-    }
-
-    /** @return the first SKU id {@code prefix + i} that the API node routes to worker {@code owner} (0 or 1) */
-    private static String firstSkuOf(int owner, String prefix) {
-        for (int i = 0; ; i++) {
-            if (Math.floorMod((prefix + i).hashCode(), 2) == owner) {
-                return prefix + i;
-            }
-        }
-    }
-
-    /** @return each node's own {@code /actuator/prometheus}: the API node's over its published port, the workers' from inside their containers */
-    private static Map<String, PrometheusText> scrapeEveryNode() {
-        Map<String, PrometheusText> out = new LinkedHashMap<>();
-        HttpResponse<String> api = get("/actuator/prometheus");
-        assertThat(api.statusCode()).isEqualTo(200);
-        out.put("api", new PrometheusText(api.body()));
-        for (String worker : List.of("worker-1", "worker-2")) {
-            out.put(worker, new PrometheusText(compose.run(60, "exec", "-T", worker,
-                    "curl", "-fsS", "http://127.0.0.1:8080/actuator/prometheus")));
-        }
-        return out;
-    }
-
-    private static boolean remoteTrafficVisibleOnEveryNode(Map<String, PrometheusText> scrape) {
-        for (String node : List.of("api", "worker-1", "worker-2")) {
-            if (scrape.get(node).sum("troupe_remote_messages_total", "direction", "in") <= 0
-                    || scrape.get(node).sum("troupe_remote_messages_total", "direction", "out") <= 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static double delta(Map<String, PrometheusText> before, Map<String, PrometheusText> after, String node,
-                                String metric, String label, String value) {
-        return after.get(node).sum(metric, label, value) - before.get(node).sum(metric, label, value);
     }
 
     @Test
     @Order(4)
-    void theApiNodeServesRequests() {
-        String sku = "compose-" + System.nanoTime();
-        HttpResponse<String> restock = post("/api/skus/" + sku + "/stock?quantity=10");
-        assertThat(restock.statusCode()).as(restock.body()).isEqualTo(200);
-        assertThat(restock.body()).contains("\"available\":10");
-        HttpResponse<String> reserve = post("/api/skus/" + sku + "/reservations?quantity=3");
-        assertThat(reserve.statusCode()).as(reserve.body()).isEqualTo(200);
-        assertThat(reserve.body()).contains("\"available\":7").contains("\"reserved\":3");
-        HttpResponse<String> tooMuch = post("/api/skus/" + sku + "/reservations?quantity=50");
-        assertThat(tooMuch.statusCode()).as(tooMuch.body()).isEqualTo(409);
-        HttpResponse<String> query = get("/api/skus/" + sku);
-        assertThat(query.body()).contains("\"available\":7");
+    void scaledToTwoWorkersAndBackToThreeEveryViewConverges() {
+        // docker-compose stops the highest-numbered worker: Spring's shutdown leaves the cluster first
+        long t0 = System.nanoTime();
+        compose.run(300, "up", "-d", "--no-recreate", "--scale", "worker=2", "api", "worker");
+        assertThat(workerIndices()).containsExactly(1, 2);
+        Map<String, Set<String>> two = awaitConvergedViews(3, 2);
+        LOG.info("scaled to 2 workers, views converged in {} ms: {}", (System.nanoTime() - t0) / 1_000_000, two);
+        assertThat(apiReceptionistEntries()).isEqualTo(2);
+        servesRequests("two");
 
-        // The built-in load generator on the API node runs a bounded burst: Prometheus sees the API node's
-        // remote messages per second and both workers processing them (the API node hosts no SKU actor).
+        t0 = System.nanoTime();
+        compose.run(300, "up", "-d", "--no-recreate", "--scale", "worker=3", "api", "worker");
+        assertThat(workerIndices()).containsExactly(1, 2, 3);
+        Map<String, Set<String>> three = awaitConvergedViews(4, 3);
+        LOG.info("scaled back to 3 workers, views converged in {} ms: {}", (System.nanoTime() - t0) / 1_000_000, three);
+        assertThat(apiReceptionistEntries()).isEqualTo(3);
+        servesRequests("three");
+    }
+
+    @Test
+    @Order(5)
+    void aFrozenWorkerIsUnreachableAndRoutedAroundThenReachableAgain() {
+        // docker pause freezes the worker's processes (its sockets stay open, nothing answers)
+        String address = JSON.readTree(workerGet(3, "/actuator/troupe/cluster")).path("self").path("address").asString("");
+        assertThat(address).startsWith("troupe://inventory@");
+        String container = workerContainer(3);
+        compose.docker(60, "pause", container);
+        try {
+            Deadline deadline = new Deadline(Duration.ofSeconds(60));
+            Set<String> apiView;
+            do {
+                apiView = members(JSON.readTree(get("/actuator/troupe/cluster").body()));
+            } while (!apiView.contains(address + " UP unreachable [worker]") && deadline.sleep(Duration.ofSeconds(1)));
+            LOG.info("with {} paused the API node sees {}", container, apiView);
+            assertThat(apiView).as("unreachable, not removed: DNS still lists it").contains(address + " UP unreachable [worker]").hasSize(4);
+            // the router sends its SKUs to the other two meanwhile
+            servesRequests("frozen");
+        } finally {
+            compose.docker(60, "unpause", container);
+        }
+        Map<String, Set<String>> healed = awaitConvergedViews(4, 3);
+        LOG.info("unpaused, views: {}", healed);
+        assertThat(healed.get("api")).contains(address + " UP reachable [worker]");
+    }
+
+    /** @return the name of worker container {@code index}, as {@code compose ps} lists it */
+    private static String workerContainer(int index) {
+        Matcher m = Pattern.compile("(?m)^(troupeit[_-]worker[_-]" + index + ")\\s").matcher(compose.run(60, "ps", "worker"));
+        assertThat(m.find()).as("worker container %d", index).isTrue();
+        return m.group(1);
+    }
+
+    @Test
+    @Order(6)
+    void theApiNodeServesLoadAndPrometheusSeesTheWorkersProcessIt() {
         generateLoad(Duration.ofSeconds(2));
-        Deadline deadline = new Deadline(Duration.ofSeconds(60));
+        Deadline deadline = new Deadline(Duration.ofSeconds(90));
         double apiRemote;
         List<String> processing;
+        double up;
         do {
             apiRemote = PrometheusApi.sum(prometheus.query("sum(rate(troupe_remote_messages_total{instance=\"api\",direction=\"out\"}[1m]))"));
             processing = instances(prometheus.query(
                     "sum by (instance) (rate(troupe_actor_messages_processed_total{actor=\"inventory\"}[1m])) > 0"));
-        } while ((apiRemote <= 0 || processing.size() < 2) && deadline.sleep(Duration.ofSeconds(2)));
+            up = PrometheusApi.sum(prometheus.query("min(troupe_cluster_members{status=\"up\"})"));
+        } while ((apiRemote <= 0 || processing.size() < 3 || up != 4) && deadline.sleep(Duration.ofSeconds(2)));
         assertThat(apiRemote).as("remote messages per second sent by the API node").isPositive();
-        assertThat(processing).as("nodes whose inventory actor processes messages").containsExactlyInAnyOrder("worker-1", "worker-2");
+        // at least the three workers running now (the one scaled away a minute ago may still be in the rate's window)
+        assertThat(processing).as("nodes whose inventory actor processes messages").hasSizeGreaterThanOrEqualTo(3)
+                .allMatch(i -> i.startsWith("worker@"));
+        assertThat(up).as("up members, on the node that sees fewest").isEqualTo(4);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /** A few SKUs through the API node until the first answers (the first request may meet a cold JVM). */
+    private static void warmUp() {
+        Deadline warm = new Deadline(Duration.ofSeconds(90));
+        HttpResponse<String> r;
+        do {
+            r = get("/api/skus/warm-" + System.nanoTime() % 1000);
+            assertThat(r.statusCode()).as(r.body()).isIn(200, 503);
+        } while (r.statusCode() != 200 && warm.sleep(Duration.ofSeconds(1)));
+        assertThat(r.statusCode()).as("the API node answers through a worker: %s", r.body()).isEqualTo(200);
+    }
+
+    private static void servesRequests(String run) {
+        for (int i = 0; i < 12; i++) {
+            String sku = "scaled-" + run + "-" + i;
+            HttpResponse<String> restock = post("/api/skus/" + sku + "/stock?quantity=5");
+            assertThat(restock.statusCode()).as(restock.body()).isEqualTo(200);
+            assertThat(get("/api/skus/" + sku).body()).contains("\"available\":5");
+        }
+    }
+
+    /**
+     * Waits until every node (the API node and each running worker) reports, at
+     * {@code /actuator/troupe/cluster}, the same {@code members} members, all up and reachable.
+     *
+     * @return each node's view: {@code address STATUS reachable|unreachable [roles]}
+     */
+    private static Map<String, Set<String>> awaitConvergedViews(int members, int workers) {
+        Deadline deadline = new Deadline(Duration.ofMinutes(3));
+        Map<String, Set<String>> views;
+        do {
+            views = clusterViews();
+            if (views.size() == workers + 1 && converged(views, members)) {
+                return views;
+            }
+        } while (deadline.sleep(Duration.ofSeconds(2)));
+        throw new AssertionError("the views did not converge on " + members + " members up: " + views);
+    }
+
+    private static boolean converged(Map<String, Set<String>> views, int members) {
+        Set<String> first = null;
+        for (Set<String> v : views.values()) {
+            if (v.size() != members || !v.stream().allMatch(m -> m.contains(" UP reachable "))) {
+                return false;
+            }
+            if (first == null) {
+                first = v;
+            } else if (!first.equals(v)) {
+                return false;
+            }
+        }
+        return first != null;
+    }
+
+    private static Map<String, Set<String>> clusterViews() {
+        Map<String, Set<String>> views = new TreeMap<>();
+        try {
+            views.put("api", members(JSON.readTree(get("/actuator/troupe/cluster").body())));
+            for (int index : workerIndices()) {
+                views.put("worker-" + index, members(JSON.readTree(workerGet(index, "/actuator/troupe/cluster"))));
+            }
+        } catch (RuntimeException | AssertionError notYet) {
+            views.put("error", Set.of(String.valueOf(notYet.getMessage())));
+        }
+        return views;
+    }
+
+    private static Set<String> members(JsonNode cluster) {
+        Set<String> out = new TreeSet<>();
+        for (JsonNode m : cluster.path("members")) {
+            List<String> roles = new ArrayList<>();
+            m.path("roles").forEach(r -> roles.add(r.asString("")));
+            out.add(m.path("address").asString("") + " " + m.path("status").asString("") + " "
+                    + (m.path("reachable").asBoolean(false) ? "reachable" : "unreachable") + " " + roles);
+        }
+        return out;
+    }
+
+    private static int apiReceptionistEntries() {
+        return JSON.readTree(get("/actuator/troupe/cluster").body()).path("receptionistEntries").path("inventory").asInt(-1);
+    }
+
+    /** @return the numbers of the worker containers running now, from {@code compose ps} */
+    private static List<Integer> workerIndices() {
+        Matcher m = WORKER_CONTAINER.matcher(compose.run(60, "ps", "worker"));
+        List<Integer> out = new ArrayList<>();
+        while (m.find()) {
+            out.add(Integer.parseInt(m.group(1)));
+        }
+        out.sort(null);
+        return out;
+    }
+
+    private static String workerGet(int index, String path) {
+        return compose.run(60, "exec", "-T", "--index=" + index, "worker", "curl", "-fsS", "http://127.0.0.1:8080" + path);
+    }
+
+    /** @return each running worker's count of inventory messages processed, by container number */
+    private static Map<Integer, Double> inventoryProcessedByWorker() {
+        Map<Integer, Double> out = new TreeMap<>();
+        for (int index : workerIndices()) {
+            out.put(index, new PrometheusText(workerGet(index, "/actuator/prometheus"))
+                    .sum("troupe_actor_messages_processed_total", "actor", "inventory"));
+        }
+        return out;
     }
 
     private static List<String> instances(JsonNode data) {

@@ -62,6 +62,9 @@ class DashboardQueriesIT {
                 .withSecret(SECRET)
                 // A small heap, so young collections (and Boot's jvm.gc.pause meter) show up under the load.
                 .withEnv("JAVA_TOOL_OPTIONS", "-Xmx128m -Xmn16m")
+                // A cluster of one (static discovery of itself): the membership panels read its view, and
+                // the receptionist panel its echo actor, registered under the service key "echo".
+                .withEnv("TROUPE_CLUSTER_ENABLED", "true")
                 .withLogConsumer(new Slf4jLogConsumer(LoggerFactory.getLogger("node.dashboard")).withSeparateOutputStreams());
         node.start();
 

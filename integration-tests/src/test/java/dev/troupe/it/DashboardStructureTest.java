@@ -107,7 +107,9 @@ class DashboardStructureTest {
                 "troupe_processing_time_seconds", "troupe_messages_processed", "troupe_dead_letters",
                 "troupe_actors_live", "troupe_dispatcher_utilization", "troupe_dispatcher_allocated",
                 "troupe_allocation_per_message", "jvm_gc_pause_seconds", "jvm_memory_used_bytes",
-                "troupe_remote_messages", "troupe_remote_bytes", "troupe_remote_associations", "troupe_remote_phi")) {
+                "troupe_remote_messages", "troupe_remote_bytes", "troupe_remote_associations", "troupe_remote_phi",
+                "troupe_cluster_members", "troupe_cluster_unreachable", "troupe_cluster_view_changes",
+                "troupe_cluster_receptionist_entries")) {
             assertThat(exprs).as("the dashboard queries %s", meter).contains(meter);
         }
     }

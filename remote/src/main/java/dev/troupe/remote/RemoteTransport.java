@@ -149,6 +149,41 @@ public final class RemoteTransport implements AutoCloseable {
         return core.recentFailures();
     }
 
+    /**
+     * Opens an association to a node ahead of any message: connects now, and keeps reconnecting
+     * with backoff as any association does, so {@link AssociationListener}s hear
+     * {@link AssociationEvent.Connected} or {@link AssociationEvent.ConnectFailed}. Idempotent;
+     * nothing is sent but the handshake and heartbeats. Within {@code maxAssociations}; beyond it
+     * the call does nothing and {@code association-limit} is counted.
+     *
+     * @param node the node's address, {@code troupe://system@host:port/} (a path under it works too)
+     * @throws IllegalArgumentException if the path has no address or is this node's own
+     */
+    public void connect(ActorPath node) {
+        if (!Objects.requireNonNull(node, "node").hasAddress()) {
+            throw new IllegalArgumentException("a node address is troupe://system@host:port/: " + node);
+        }
+        core.connect(node.root());
+    }
+
+    /**
+     * Registers a listener for association events (connections, losses, restarts); see
+     * {@link AssociationListener} for the threading contract. Events that happened before are
+     * not replayed.
+     *
+     * @param listener the listener
+     */
+    public void addAssociationListener(AssociationListener listener) {
+        core.addListener(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * @param listener a registered listener; it hears nothing more
+     */
+    public void removeAssociationListener(AssociationListener listener) {
+        core.removeListener(listener);
+    }
+
     /** @return metric sources, read at scrape time */
     public RemoteMetrics metrics() {
         return core;

@@ -157,5 +157,22 @@ public interface Serializer<T> {
          *         or null for id 0
          */
         <M> dev.troupe.actor.ActorRef<M> resolve(int id);
+
+        /**
+         * The node the message being read came from, as its handshake authenticated it: a
+         * serializer of a protocol that must know its sender (cluster membership) reads it here
+         * instead of trusting an address written inside the message.
+         *
+         * @return {@code troupe://system@host:port/} of the sending node, or null when the
+         *         message does not come from a peer
+         */
+        default dev.troupe.actor.ActorPath senderAddress() {
+            return null;
+        }
+
+        /** @return the sending node's incarnation (uid) from its handshake, 0 when unknown */
+        default long senderUid() {
+            return 0;
+        }
     }
 }

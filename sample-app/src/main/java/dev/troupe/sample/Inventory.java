@@ -1,5 +1,7 @@
 package dev.troupe.sample;
 
+import dev.troupe.cluster.ServiceKey;
+
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
@@ -17,6 +19,12 @@ public final class Inventory {
     /** A command for one SKU. */
     public record ForSku(String sku, Sku.Command command) {
     }
+
+    /** The id of the service key workers register their inventory under. */
+    public static final String SERVICE_KEY_ID = "inventory";
+
+    /** The key API nodes route by: every worker's inventory, cluster-wide. */
+    public static final ServiceKey<ForSku> SERVICE_KEY = ServiceKey.create(ForSku.class, SERVICE_KEY_ID);
 
     private Inventory() {
     }

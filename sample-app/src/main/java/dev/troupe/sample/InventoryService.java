@@ -7,10 +7,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -22,9 +19,9 @@ import java.util.regex.Pattern;
  * <p>{@code inventory.role} decides where the SKU actors live:
  * <ul>
  * <li>{@code standalone} (the default) and {@code worker}: in this node's {@code inventory} actor;</li>
- * <li>{@code api}: on the workers. Each SKU belongs to one worker, chosen by the hash of its id over
- * the {@code ActorRef<Inventory.ForSku>} beans the starter makes from {@code troupe.remote.refs.*}
- * (in the order of their names), and every request for it is asked of that worker's inventory.</li>
+ * <li>{@code api}: on the workers, reached through the {@code inventoryRouter} group router over
+ * the service key {@link Inventory#SERVICE_KEY}: every worker the cluster has, each SKU on one of
+ * them by consistent hashing of its id.</li>
  * </ul>
  */
 @Service
@@ -32,9 +29,10 @@ public class InventoryService {
 
     private static final Pattern SKU_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final String LOCAL_INVENTORY = "inventoryRef";
+    private static final String ROUTER = "inventoryRouterRef";
 
-    private final List<String> names = new ArrayList<>();
-    private final List<ActorRef<Inventory.ForSku>> inventories = new ArrayList<>();
+    private final String name;
+    private final ActorRef<Inventory.ForSku> inventory;
     private final ActorRef<Audit.Message> audit;
     private final ActorSystem system;
     private final Duration timeout;
@@ -42,7 +40,7 @@ public class InventoryService {
 
     /**
      * @param inventories every {@code ActorRef<Inventory.ForSku>} bean by name: the local
-     *                    {@code inventory} actor's ref, or on an API node the remote refs to the workers
+     *                    {@code inventory} actor's ref, or on an API node the router's
      */
     public InventoryService(Map<String, ActorRef<Inventory.ForSku>> inventories, ActorRef<Audit.Message> audit,
                             ActorSystem system, @Value("${inventory.ask-timeout:3s}") Duration timeout,
@@ -53,34 +51,25 @@ public class InventoryService {
         switch (role) {
             case "api" -> {
                 this.api = true;
-                for (Map.Entry<String, ActorRef<Inventory.ForSku>> e : new TreeMap<>(inventories).entrySet()) {
-                    names.add(e.getKey());
-                    this.inventories.add(e.getValue());
-                }
-                if (this.inventories.isEmpty()) {
-                    throw new IllegalStateException("inventory.role=api needs at least one worker: declare"
-                        + " troupe.remote.refs.<name>.peer, .path=/user/inventory and .message-type="
-                        + Inventory.ForSku.class.getCanonicalName());
-                }
+                this.name = ROUTER;
             }
             case "standalone", "worker" -> {
                 this.api = false;
-                final ActorRef<Inventory.ForSku> local = inventories.get(LOCAL_INVENTORY);
-                if (local == null) {
-                    throw new IllegalStateException("inventory.role=" + role + " needs the local inventory actor");
-                }
-                names.add(LOCAL_INVENTORY);
-                this.inventories.add(local);
+                this.name = LOCAL_INVENTORY;
             }
             default -> throw new IllegalArgumentException("inventory.role must be standalone, api or worker, was '" + role + "'");
+        }
+        this.inventory = inventories.get(name);
+        if (inventory == null) {
+            throw new IllegalStateException("inventory.role=" + role + " needs the bean " + name + ", found " + inventories.keySet());
         }
     }
 
     /**
-     * @return the names of the inventories this node asks, in routing order
+     * @return the name of the inventory bean this node asks: its own inventory, or the router to the workers'
      */
-    public List<String> inventories() {
-        return List.copyOf(names);
+    public String inventoryBean() {
+        return name;
     }
 
     public CompletionStage<Sku.Reply> restock(String sku, int quantity) {
@@ -107,16 +96,15 @@ public class InventoryService {
         if (!SKU_ID.matcher(sku).matches()) {
             throw new IllegalArgumentException("SKU ids are 1 to 64 letters, digits, '-' or '_': " + sku);
         }
-        final int owner = Math.floorMod(sku.hashCode(), inventories.size());
-        final CompletionStage<Sku.Reply> reply = AskPattern.ask(inventories.get(owner),
+        final CompletionStage<Sku.Reply> reply = AskPattern.ask(inventory,
             replyTo -> new Inventory.ForSku(sku, command.apply(replyTo)), timeout, system);
         if (!api) {
             return reply;
         }
         return reply.handle((r, failure) -> {
             if (failure != null) {
-                throw new CompletionException(new WorkerUnavailableException("worker '" + names.get(owner)
-                    + "', which owns SKU " + sku + ", did not answer within " + timeout.toMillis() + " ms", failure));
+                throw new CompletionException(new WorkerUnavailableException("no worker answered for SKU " + sku + " within "
+                    + timeout.toMillis() + " ms (none is up and reachable, or the one that owns it is overloaded)", failure));
             }
             return r;
         });

@@ -59,8 +59,9 @@ class InventoryApplicationTests {
         assertThat(value(prometheus, "troupe_actor_messages_processed_total", "actor=\"inventory\"")).isEqualTo(6.0);
         assertThat(value(prometheus, "troupe_actor_messages_processed_total", "actor=\"audit\"")).isEqualTo(2.0);
         assertThat(value(prometheus, "troupe_mailbox_size", "actor=\"inventory\"")).isEqualTo(0.0);
-        // inventory, audit and two SKU actors; the SKU actors have no series of their own.
-        assertThat(value(prometheus, "troupe_actors_live", "system=\"inventory\"")).isEqualTo(4.0);
+        // inventory, audit, two SKU actors and the receptionist (the inventory is registered under its
+        // service key, even standalone); the SKU actors have no series of their own.
+        assertThat(value(prometheus, "troupe_actors_live", "system=\"inventory\"")).isEqualTo(5.0);
         assertThat(prometheus).doesNotContain("actor=\"inventory/sku-A-1\"");
         assertThat(value(prometheus, "troupe_dead_letters_total", "reason=\"mailbox-full\"")).isEqualTo(0.0);
         assertThat(value(prometheus, "troupe_messages_processed_total", "dispatcher=\"default\"")).isGreaterThanOrEqualTo(6 + 6 + 2);
@@ -69,7 +70,7 @@ class InventoryApplicationTests {
             .contains("troupe_mailbox_wait_seconds_count{").contains("jvm_gc_");
 
         final String troupe = call("GET", "/actuator/troupe").body();
-        assertThat(troupe).contains("\"name\":\"inventory\"").contains("\"liveActors\":4").contains("\"state\":\"running\"")
+        assertThat(troupe).contains("\"name\":\"inventory\"").contains("\"liveActors\":5").contains("\"state\":\"running\"")
             .contains("\"dispatchers\":[").contains("\"byReason\":{");
         final String actors = call("GET", "/actuator/troupe/actors?offset=0&limit=10").body();
         assertThat(actors).contains("troupe://inventory/user/inventory/sku-A-1").contains("troupe://inventory/user/audit");

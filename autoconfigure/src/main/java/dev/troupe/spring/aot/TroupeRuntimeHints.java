@@ -1,6 +1,7 @@
 package dev.troupe.spring.aot;
 
 import dev.troupe.spring.autoconfigure.TroupeProperties;
+import dev.troupe.spring.autoconfigure.TroupeClusterProperties;
 import dev.troupe.spring.autoconfigure.TroupeRemoteProperties;
 import dev.troupe.spring.endpoint.TroupeEndpoint;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
@@ -28,8 +29,9 @@ public class TroupeRuntimeHints implements RuntimeHintsRegistrar {
 
     @Override
     public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
-        BindableRuntimeHintsRegistrar.forTypes(TroupeProperties.class, TroupeRemoteProperties.class).registerHints(hints, classLoader);
-        for (Class<?> c : new Class<?>[] {TroupeProperties.class, TroupeRemoteProperties.class}) {
+        BindableRuntimeHintsRegistrar.forTypes(TroupeProperties.class, TroupeRemoteProperties.class, TroupeClusterProperties.class)
+            .registerHints(hints, classLoader);
+        for (Class<?> c : new Class<?>[] {TroupeProperties.class, TroupeRemoteProperties.class, TroupeClusterProperties.class}) {
             introspect(hints, c);
         }
         for (String factory : FACTORIES) {

@@ -62,6 +62,9 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
      */
     public static final String MESSAGE_CLASS_ATTRIBUTE = "dev.troupe.actor.messageClass";
 
+    /** Attribute of a ref bean definition: the id of the service key to register the actor under ({@code @TroupeActor(serviceKey)}). */
+    public static final String SERVICE_KEY_ATTRIBUTE = "dev.troupe.cluster.serviceKey";
+
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
         final ClassLoader classLoader = registry instanceof ConfigurableListableBeanFactory cbf && cbf.getBeanClassLoader() != null
@@ -99,8 +102,13 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
                         + "' for its ActorRef, but another bean already has that name.",
                     "Rename the other bean '" + refBeanName + "', or rename the @TroupeActor bean '" + beanName + "'.");
             }
-            registry.registerBeanDefinition(refBeanName,
-                refDefinition(registry, beanName, definition, actorName, messageType, props(attributes)));
+            final RootBeanDefinition ref = refDefinition(registry, beanName, definition, actorName, messageType, props(attributes));
+            final String serviceKey = (String) attributes.get("serviceKey");
+            if (serviceKey != null && !serviceKey.isEmpty()) {
+                checkServiceKey(beanName, serviceKey, classLoader);
+                ref.setAttribute(SERVICE_KEY_ATTRIBUTE, serviceKey);
+            }
+            registry.registerBeanDefinition(refBeanName, ref);
             // An actor named apart from its bean answers to @Qualifier("<actor name>") too,
             // unless that name is already some bean's.
             if (!actorName.equals(beanName) && !registry.containsBeanDefinition(actorName) && !registry.isAlias(actorName)) {
@@ -154,6 +162,20 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
             props = props.withMetrics();
         }
         return props;
+    }
+
+    private static void checkServiceKey(String beanName, String serviceKey, ClassLoader classLoader) {
+        if (!ClassUtils.isPresent("dev.troupe.cluster.Receptionist", classLoader)) {
+            throw new TroupeConfigurationException(
+                "@TroupeActor bean '" + beanName + "' asks to be registered under the service key '" + serviceKey
+                    + "', but troupe-cluster (the receptionist) is not on the class path.",
+                "Add the dependency dev.troupe:troupe-cluster (the starter brings it), or remove serviceKey from @TroupeActor.");
+        }
+        if (serviceKey.length() > 200) {
+            throw new TroupeConfigurationException(
+                "@TroupeActor bean '" + beanName + "' has a service key of " + serviceKey.length() + " characters.",
+                "Use a service key of at most 200 characters in @TroupeActor(serviceKey = ...).");
+        }
     }
 
     private static void validateActorName(String beanName, BeanDefinition definition, String actorName) {

@@ -39,7 +39,8 @@ public final class TroupePropertyKeys {
      */
     public static final Map<String, String> TROUPE_PROPERTIES_CLASSES = Map.of(
         "troupe", "dev.troupe.spring.autoconfigure.TroupeProperties",
-        "troupe.remote", "dev.troupe.spring.autoconfigure.TroupeRemoteProperties");
+        "troupe.remote", "dev.troupe.spring.autoconfigure.TroupeRemoteProperties",
+        "troupe.cluster", "dev.troupe.spring.autoconfigure.TroupeClusterProperties");
 
     private static volatile TroupePropertyKeys troupe;
 

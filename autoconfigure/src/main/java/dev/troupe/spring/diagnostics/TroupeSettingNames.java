@@ -44,7 +44,8 @@ public final class TroupeSettingNames {
         Map.entry("RemoteSettings.Builder.reconnectBackoff.min", "troupe.remote.reconnect.min-backoff"),
         Map.entry("RemoteSettings.Builder.reconnectBackoff.max", "troupe.remote.reconnect.max-backoff"),
         Map.entry("RemoteSettings.Builder.reconnectMinBackoff", "troupe.remote.reconnect.min-backoff"),
-        Map.entry("RemoteSettings.Builder.reconnectMaxBackoff", "troupe.remote.reconnect.max-backoff"));
+        Map.entry("RemoteSettings.Builder.reconnectMaxBackoff", "troupe.remote.reconnect.max-backoff"),
+        Map.entry("ClusterSettings.Builder.discovery", "troupe.cluster.discovery"));
 
     /** Settings that no property sets: the report names the setting itself. */
     static final Set<String> NOT_PROPERTIES = Set.of(
@@ -74,7 +75,10 @@ public final class TroupeSettingNames {
             + " (Boot's default is 30s), or raise spring.lifecycle.timeout-per-shutdown-phase."),
         Map.entry("troupe.remote.outbound-buffer-size", "Make troupe.remote.outbound-buffer-size a power of two (such as 2MB, 4MB,"
             + " 8MB) of at least 8 times troupe.remote.max-frame-size."),
-        Map.entry("troupe.timer.ticks-per-wheel", "Make troupe.timer.ticks-per-wheel a power of two, such as 512."));
+        Map.entry("troupe.timer.ticks-per-wheel", "Make troupe.timer.ticks-per-wheel a power of two, such as 512."),
+        Map.entry("troupe.cluster.down-after", "Leave troupe.cluster.down-after unset (members are removed once unreachable and gone"
+            + " from discovery), or set it to a positive duration such as 5m; both sides of a partition then remove each other."),
+        Map.entry("troupe.cluster.roles", "Give each role 1 to 64 printable ASCII characters without spaces or commas, at most 16 roles."));
 
     private TroupeSettingNames() {
     }
@@ -102,6 +106,9 @@ public final class TroupeSettingNames {
         }
         if (setting.startsWith("RemoteSettings.Builder.")) {
             return "troupe.remote." + kebab(setting.substring("RemoteSettings.Builder.".length()));
+        }
+        if (setting.startsWith("ClusterSettings.Builder.")) {
+            return "troupe.cluster." + kebab(setting.substring("ClusterSettings.Builder.".length()));
         }
         if (setting.startsWith("ActorSystemSettings.Builder.")) {
             return "troupe." + kebab(setting.substring("ActorSystemSettings.Builder.".length()));

@@ -10,7 +10,9 @@ package dev.troupe.spring.metrics;
  * for bean actors and actors spawned with {@code Props.withMetrics()}, so spawning many
  * children never adds series; {@code reason} on dead letters and rejected frames (closed
  * sets of values); {@code peer} and {@code direction} on remote meters (one peer value per
- * configured or contacted node).
+ * configured or contacted node); {@code status} and {@code kind} on cluster meters (closed sets),
+ * {@code key} on receptionist entries (service keys this node registers or routes to, never keys
+ * a peer named).
  */
 public enum TroupeMeter {
 
@@ -65,7 +67,17 @@ public enum TroupeMeter {
     REMOTE_FRAMES_REJECTED("troupe.remote.frames.rejected", Type.COUNTER, null, "system, reason",
         "Frames or connections refused, by reason (bad-magic, frame-too-large, auth-failed, ...)"),
     REMOTE_INBOUND_CONNECTIONS("troupe.remote.inbound.connections", Type.GAUGE, null, "system",
-        "Inbound connections open now");
+        "Inbound connections open now"),
+    CLUSTER_MEMBERS("troupe.cluster.members", Type.GAUGE, null, "system, status",
+        "Members in this node's view by announced status (joining, up, leaving, exiting), this node included"),
+    CLUSTER_UNREACHABLE("troupe.cluster.unreachable", Type.GAUGE, null, "system",
+        "Members this node's failure detector does not reach now"),
+    CLUSTER_VIEW_CHANGES("troupe.cluster.view.changes", Type.COUNTER, null, "system",
+        "Changes of this node's view since start: members joining, changing status or removed"),
+    CLUSTER_REJECTED("troupe.cluster.rejected", Type.COUNTER, null, "system, kind",
+        "Peer messages refused for exceeding a bound or naming another node: member info (kind=member-info), receptionist entries (kind=receptionist-entry)"),
+    CLUSTER_RECEPTIONIST_ENTRIES("troupe.cluster.receptionist.entries", Type.GAUGE, null, "system, key",
+        "Actors registered under a service key, cluster-wide, for the keys registered or subscribed to on this node (at most 100)");
 
     /** The Micrometer meter type. */
     public enum Type {

@@ -74,8 +74,8 @@ class TroupeMetricsAutoConfigurationTests {
             doomed.tell("too late");
 
             for (TroupeMeter meter : TroupeMeter.values()) {
-                if (meter.meterName().startsWith("troupe.remote.")) {
-                    continue; // bound with the transport, see TroupeRemoteAutoConfigurationTests
+                if (meter.meterName().startsWith("troupe.remote.") || meter.meterName().startsWith("troupe.cluster.")) {
+                    continue; // bound with the transport and the cluster, see TroupeRemote/ClusterAutoConfigurationTests
                 }
                 assertThat(registry.find(meter.meterName()).meters()).as(meter.meterName()).isNotEmpty();
             }

@@ -118,6 +118,18 @@ class TroupeFailureReportTests {
                     "troupe.remote.refs.orders.path=/user/orders", "troupe.remote.refs.orders.message-type=" + Unserializable.class.getName()),
                 "troupe.remote.refs.orders.message-type", "no serializer handles " + Unserializable.class.getName(),
                 "Declare a SerializerRegistry bean"),
+            // cluster membership
+            mistake(new String[] {"troupe.cluster.enabled=true"},
+                "'troupe.cluster.enabled': 'true'", "needs the remote transport", "Set troupe.remote.enabled=true"),
+            mistake(with(REMOTE, "troupe.cluster.enabled=true", "troupe.cluster.discovery=dns"),
+                "'troupe.cluster.dns.name'", "is not set", "Set troupe.cluster.dns.name"),
+            mistake(with(REMOTE, "troupe.cluster.enabled=true", "troupe.cluster.discovery-interval=0s"),
+                "'troupe.cluster.discovery-interval': '0s'", "positive duration", "Change 'troupe.cluster.discovery-interval'"),
+            mistake(with(REMOTE, "troupe.cluster.enabled=true", "troupe.cluster.down-after=-5s"),
+                "'troupe.cluster.down-after': '-5s'", "Leave troupe.cluster.down-after unset"),
+            mistake(new String[] {"troupe.cluster.routers.workers.service-key=work"},
+                "'troupe.cluster.routers.workers.message-type'", "is not set", "class of the messages"),
+            mistake(new String[] {"troupe.cluster.discovery-intervall=1s"}, "did you mean troupe.cluster.discovery-interval?"),
             // unknown keys
             mistake(with(REMOTE, "troupe.remote.port=25602"),
                 "troupe.remote.port (", "silently ignored", "troupe.remote.port: did you mean troupe.remote.bind-port?",

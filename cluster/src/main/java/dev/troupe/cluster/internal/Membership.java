@@ -29,14 +29,17 @@ import java.util.TreeMap;
  * <p>The rules (see docs/cluster.md):
  * <ul>
  *   <li>a peer enters the view after a handshake and its member info; its status is what it
- *       announces, and only moves forward;</li>
+ *       announces, and only moves forward; this node sends its own info after each handshake, on
+ *       each status change, and once more in answer to a peer's first info;</li>
  *   <li>this node is {@code JOINING} until every candidate of its first discovery round has
  *       answered (member info) or failed to connect, or {@code joinTimeout} passed; then {@code UP};</li>
  *   <li>reachability is the transport's failure detector's verdict;</li>
  *   <li>a member is removed only when it is unreachable and discovery no longer lists it, or after
  *       it left ({@code REMOVED} announced, or the association lost while {@code LEAVING}/{@code EXITING}),
  *       or after being unreachable for {@code downAfter} (off unless set), or when a new incarnation
- *       appears at its address. A removed incarnation is remembered (bounded) and never re-admitted.</li>
+ *       appears at its address. A removed incarnation is remembered (bounded) and never re-admitted.
+ *       Removals for unreachability wait while this node's own judgement is suspect
+ *       ({@link #holdRemovals}: it was paused).</li>
  * </ul>
  */
 public final class Membership {
@@ -116,6 +119,8 @@ public final class Membership {
     private long builtAt;
     private long rejected;
     private long viewChanges;
+    private boolean holding;
+    private long holdUntilNanos;
 
     /**
      * @param self this node's incarnation
@@ -172,7 +177,7 @@ public final class Membership {
         // Discovery dropped some: those also unreachable go now.
         final List<Peer> gone = new ArrayList<>();
         for (Peer p : peers.values()) {
-            if (!p.reachable && goneFromDiscovery(p)) {
+            if (!p.reachable && goneFromDiscovery(p) && !removalsHeld(now)) {
                 gone.add(p);
             }
         }
@@ -286,6 +291,10 @@ public final class Membership {
             if (!p.reachable) {
                 effects.publish(new ClusterEvent.UnreachableMember(p.member));
             }
+            // The peer may not have this node's info: the copy sent at the handshake can have
+            // arrived before the peer's cluster was listening (a transport starts before its
+            // cluster). Answering a peer's first info once makes the exchange whole either way.
+            effects.send(from, selfInfo());
             heardFrom(from);
             checkSelfUp(now);
         } else if (p.member.status().isBefore(announced)) {
@@ -325,7 +334,7 @@ public final class Membership {
             return;
         }
         setReachable(p, false, now);
-        if (goneFromDiscovery(p)) {
+        if (goneFromDiscovery(p) && !removalsHeld(now)) {
             remove(p, RemovalReason.UNREACHABLE_AND_UNDISCOVERED);
         }
     }
@@ -368,7 +377,7 @@ public final class Membership {
             pendingInitial.clear();
             checkSelfUp(now);
         }
-        if (downAfterNanos > 0) {
+        if (downAfterNanos > 0 && !removalsHeld(now)) {
             final List<Peer> down = new ArrayList<>();
             for (Peer p : peers.values()) {
                 if (!p.reachable && now - p.unreachableSinceNanos >= downAfterNanos) {
@@ -379,6 +388,29 @@ public final class Membership {
                 remove(p, RemovalReason.DOWN_AFTER);
             }
         }
+    }
+
+    /**
+     * This node's own judgement of reachability is suspect until {@code until}: it did not run for
+     * a while (the process was paused, a long GC), so on resuming its failure detector finds every
+     * peer silent at once. Until then no member is removed for being unreachable (neither with
+     * discovery nor after {@code downAfter}); reachability still changes, and the first discovery
+     * round or tick after the hold removes whoever is still unreachable and due.
+     *
+     * @param until the clock, in nanoseconds, until which removals for unreachability wait
+     */
+    public void holdRemovals(long until) {
+        if (!holding || until - holdUntilNanos > 0) {
+            holding = true;
+            holdUntilNanos = until;
+        }
+    }
+
+    private boolean removalsHeld(long now) {
+        if (holding && now - holdUntilNanos >= 0) {
+            holding = false;
+        }
+        return holding;
     }
 
     /**

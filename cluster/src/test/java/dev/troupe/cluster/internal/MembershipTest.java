@@ -99,12 +99,16 @@ class MembershipTest {
         m.onHandshake(UB, B, 1);
         assertThat(fx.sent).containsExactly("10.0.0.2:JOINING");
         m.onMemberInfo(UB, info(UB, MemberStatus.JOINING), 2);
+        // B's first info is answered once: B may have missed the copy sent at the handshake
+        assertThat(fx.sent).containsExactly("10.0.0.2:JOINING", "10.0.0.2:JOINING");
+        m.onMemberInfo(UB, info(UB, MemberStatus.JOINING), 2);
+        assertThat(fx.sent).as("a repeated info is not answered").hasSize(2);
         assertThat(m.selfStatus()).as("C has not answered").isEqualTo(MemberStatus.JOINING);
         assertThat(m.state().members()).extracting(Member::status).containsExactly(MemberStatus.JOINING, MemberStatus.JOINING);
 
         m.onConnectFailed(C, 3);
         assertThat(m.selfStatus()).isEqualTo(MemberStatus.UP);
-        assertThat(fx.sent).containsExactly("10.0.0.2:JOINING", "10.0.0.2:UP");
+        assertThat(fx.sent).containsExactly("10.0.0.2:JOINING", "10.0.0.2:JOINING", "10.0.0.2:UP");
         assertThat(fx.events(ClusterEvent.MemberUp.class)).extracting(e -> e.member().uniqueAddress()).containsExactly(UA);
     }
 
@@ -169,6 +173,41 @@ class MembershipTest {
         assertThat(m.state().members()).hasSize(2);
         m.onDiscovered(List.of(A), 4 * SECOND);
         assertThat(m.state().members()).as("a round that began after B was met does not list it").hasSize(1);
+    }
+
+    @Test
+    void afterThisNodeWasPausedNoMemberIsRemovedForUnreachabilityUntilTheHoldEnds() {
+        // B met through its own connection; discovery never lists it (an API node that is not a worker)
+        final Membership m = membership(SECOND);
+        m.onDiscovered(List.of(A), 0);
+        m.onHandshake(UB, null, SECOND);
+        m.onMemberInfo(UB, info(UB, MemberStatus.UP), SECOND);
+        m.onDiscovered(List.of(A), 2 * SECOND);
+        m.onDiscovered(List.of(A), 3 * SECOND);
+        assertThat(m.state().members()).as("reachable: kept though not listed").hasSize(2);
+
+        // this node resumes from a pause: its detector finds B silent, a discovery round is due, and so is down-after
+        m.holdRemovals(20 * SECOND);
+        m.onUnreachable(UB, 10 * SECOND);
+        m.onDiscovered(List.of(A), 10 * SECOND);
+        m.tick(15 * SECOND);
+        assertThat(m.state().members()).as("held").hasSize(2);
+        assertThat(m.state().unreachable()).extracting(Member::uniqueAddress).containsExactly(UB);
+        // the transport reconnects: B was alive all along
+        m.onReachable(UB, 11 * SECOND);
+        m.onDiscovered(List.of(A), 21 * SECOND);
+        m.tick(40 * SECOND);
+        assertThat(m.state().members()).as("reachable again before the hold ended").hasSize(2);
+        assertThat(fx.events(ClusterEvent.MemberRemoved.class)).isEmpty();
+
+        // a hold ends: whoever is still unreachable and due goes at the next round
+        m.holdRemovals(50 * SECOND);
+        m.onUnreachable(UB, 45 * SECOND);
+        m.onDiscovered(List.of(A), 49 * SECOND);
+        assertThat(m.state().members()).hasSize(2);
+        m.onDiscovered(List.of(A), 50 * SECOND);
+        assertThat(m.state().members()).hasSize(1);
+        assertThat(fx.events(ClusterEvent.MemberRemoved.class).get(0).reason()).isEqualTo(RemovalReason.UNREACHABLE_AND_UNDISCOVERED);
     }
 
     @Test

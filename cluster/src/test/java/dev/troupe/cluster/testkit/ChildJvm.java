@@ -65,7 +65,23 @@ public final class ChildJvm implements AutoCloseable {
      * @return the running child
      */
     public static ChildJvm start(String name, Class<?> mainClass, List<String> jvmOptions, String... args) {
-        final List<String> cmd = new ArrayList<>();
+        return start(name, List.of(), mainClass, jvmOptions, args);
+    }
+
+    /**
+     * Starts a child JVM through a command that runs it somewhere else, such as
+     * {@code ip netns exec <namespace>} (which execs, so the child's pid is the JVM's and the
+     * signals reach it).
+     *
+     * @param name a name for messages
+     * @param prefix the command and its arguments before {@code java}
+     * @param mainClass the main class, on this JVM's class path
+     * @param jvmOptions extra JVM options
+     * @param args the main's arguments
+     * @return the running child
+     */
+    public static ChildJvm start(String name, List<String> prefix, Class<?> mainClass, List<String> jvmOptions, String... args) {
+        final List<String> cmd = new ArrayList<>(prefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--add-opens");
         cmd.add("java.base/jdk.internal.misc=ALL-UNNAMED");

@@ -3,6 +3,7 @@ package dev.troupe.it.peer;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
+import dev.troupe.cluster.RemoteClusterTransport;
 import dev.troupe.remote.SerializerRegistry;
 import dev.troupe.remote.jackson.JacksonSerializer;
 import dev.troupe.spring.TroupeActor;
@@ -24,9 +25,12 @@ public class PeerNodeApplication {
         SpringApplication.run(PeerNodeApplication.class, args);
     }
 
-    /** Serializers of this package's messages (Jackson, allow-listed), shared with the test's node. */
+    /**
+     * Serializers of this package's messages (Jackson, allow-listed), shared with the test's node,
+     * beside the cluster's own (the node can run with troupe.cluster.enabled=true).
+     */
     public static SerializerRegistry serializers() {
-        return SerializerRegistry.builder()
+        return RemoteClusterTransport.registerSerializer(SerializerRegistry.builder())
                 .fallback(JacksonSerializer.builder().allowPackage("dev.troupe.it.peer").build())
                 .build();
     }
@@ -37,7 +41,7 @@ public class PeerNodeApplication {
     }
 
     @Bean
-    @TroupeActor
+    @TroupeActor(serviceKey = "echo")
     Behavior<Echo> echo(@Value("${troupe.system-name}") String systemName) {
         return Behaviors.receiveMessage(m -> {
             m.replyTo().tell(m.text() + " from " + systemName);

@@ -8,6 +8,7 @@ import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.actor.spi.SystemMessage;
 import dev.troupe.actor.spi.Unwatch;
 import dev.troupe.actor.spi.Watch;
+import dev.troupe.remote.AssociationEvent;
 import dev.troupe.remote.AssociationState;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.PeerMetrics;
@@ -448,6 +449,9 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         if (!f.isSuccess()) {
             connecting = false;
             LOG.log(System.Logger.Level.DEBUG, "connect to " + address + " failed: " + f.cause());
+            final Throwable cause = f.cause();
+            core.fire(new AssociationEvent.ConnectFailed(root, String.valueOf(cause),
+                cause instanceof java.net.ConnectException && !(cause instanceof io.netty.channel.ConnectTimeoutException)));
             scheduleReconnect();
         }
         // on success the handshake continues in OutboundHandshake, which calls onOutboundReady or onOutboundClosed
@@ -472,7 +476,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
      *
      * @param expectedSystemSeq the system-message seq the peer expects next (AUTH_REPLY)
      */
-    void onOutboundReady(Channel ch, long uid, long expectedSystemSeq) {
+    void onOutboundReady(Channel ch, long uid, long expectedSystemSeq, ActorPath peerRoot) {
         connecting = false;
         if (closing) {
             ch.close();
@@ -503,6 +507,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         system.connected(ch, expectedSystemSeq, newIncarnation);
         ch.flush();
         out.wakeDrainer();
+        core.fire(new AssociationEvent.Connected(root, peerRoot, uid));
     }
 
     /** A new connection has empty inbound tables on the far side: advertise every id first. */
@@ -535,6 +540,8 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
             }
         } else if (channel != null) {
             return; // an old connection
+        } else if (!closing) {
+            core.fire(new AssociationEvent.ConnectFailed(root, "the connection closed before its handshake completed", false));
         }
         connecting = false;
         scheduleReconnect();
@@ -556,7 +563,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         }
         if (failureDetector.isMonitoring() && state != AssociationState.UNREACHABLE && !failureDetector.isAvailable(now)) {
             nodeLost("failure detector: phi " + String.format("%.1f", failureDetector.lastPhi()) + " above "
-                + core.settings.phiThreshold());
+                + core.settings.phiThreshold(), AssociationEvent.LossReason.UNREACHABLE);
         } else if (state == AssociationState.UNREACHABLE) {
             failureDetector.phi(now);
         }
@@ -607,7 +614,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     void observeUid(long uid) {
         final long known = peerUid;
         if (known != 0 && known != uid && !peerLost) {
-            nodeLost("restarted with a new UID");
+            nodeLost("restarted with a new UID", AssociationEvent.LossReason.RESTARTED);
         }
         if (known != uid) {
             peerUid = uid;
@@ -618,6 +625,9 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
                 if (c.peerUid != uid) {
                     c.ctx.channel().close(); // the incarnation it came from is gone
                 }
+            }
+            if (known != 0) {
+                core.fire(new AssociationEvent.Restarted(root, known, uid));
             }
         } else if (peerLost) {
             LOG.log(System.Logger.Level.INFO, "remote node " + address + " (uid " + Long.toHexString(uid)
@@ -638,7 +648,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     void onPeerShutdown(long fromUid) {
         execute(() -> {
             if (fromUid == peerUid && state != AssociationState.UNREACHABLE && !peerLost) {
-                nodeLost("it shut down");
+                nodeLost("it shut down", AssociationEvent.LossReason.SHUTDOWN);
             }
         });
     }
@@ -647,7 +657,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
      * The current incarnation of the node is gone: every local watcher of an actor there gets
      * Terminated, watches it held on our actors are dropped, and refs bound to it go dead.
      */
-    void nodeLost(String why) {
+    void nodeLost(String why, AssociationEvent.LossReason reason) {
         LOG.log(System.Logger.Level.WARNING, "remote node " + address + " (uid " + Long.toHexString(peerUid) + ") is lost: " + why);
         peerLost = true;
         nodesLost++;
@@ -655,6 +665,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         if (state != AssociationState.CLOSED) {
             state = AssociationState.UNREACHABLE;
         }
+        core.fire(new AssociationEvent.Lost(root, peerUid, reason));
         system.clear();
         if (!asks.isEmpty()) {
             final PeerUnreachableException cause = new PeerUnreachableException(address, why);
@@ -731,7 +742,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         quarantinedUid = uid;
         core.quarantine(address, uid);
         if (!peerLost) {
-            nodeLost("quarantined");
+            nodeLost("quarantined", AssociationEvent.LossReason.QUARANTINED);
         }
         for (InboundConnection c : inbound) {
             if (c.peerUid == uid) {
@@ -797,7 +808,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
             if (!system.enqueue(channel, kind, watchee, watcher, failed)) {
                 if (peerUid == 0) {
                     // never reached: there is no incarnation to quarantine, so give up on what waits for it
-                    nodeLost(system.unackedCount() + " system messages waiting for a node never reached (the limit)");
+                    nodeLost(system.unackedCount() + " system messages waiting for a node never reached (the limit)", AssociationEvent.LossReason.GAVE_UP);
                 } else {
                     quarantine(system.unackedCount() + " system messages unacknowledged (the limit)");
                 }

@@ -358,6 +358,16 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         return (ActorRef<M>) r;
     }
 
+    @Override
+    public ActorPath senderAddress() {
+        return association.root;
+    }
+
+    @Override
+    public long senderUid() {
+        return peerUid;
+    }
+
     private void onAdvertise(Frames.Advertise a) {
         final int id = a.id();
         if (id > maxIds) {

@@ -83,6 +83,7 @@ final class OutboundHandshake extends HandshakeHandler {
             throw new FrameRejectedException(FrameRejection.AUTH_FAILED, "wrong HMAC proof from the peer (a different secret?)");
         }
         handOver(ctx, "troupe-outbound", new OutboundConnection(core, association, reply.uid()));
-        association.onOutboundReady(ctx.channel(), reply.uid(), a.nextSystemSeq());
+        association.onOutboundReady(ctx.channel(), reply.uid(), a.nextSystemSeq(),
+            dev.troupe.actor.ActorPath.root(reply.system(), reply.host(), reply.port()));
     }
 }

@@ -11,6 +11,8 @@ import dev.troupe.actor.spi.DeathWatchNotification;
 import dev.troupe.actor.spi.InternalActorRef;
 import dev.troupe.actor.spi.SystemMessage;
 import dev.troupe.actor.spi.Watch;
+import dev.troupe.remote.AssociationEvent;
+import dev.troupe.remote.AssociationListener;
 import dev.troupe.remote.AssociationState;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.PeerMetrics;
@@ -103,6 +105,7 @@ public final class TransportCore implements RemoteMetrics {
     private final AtomicLong outboundBufferBytes = new AtomicLong();
     private final ScheduledFuture<?> clock;
     private final ScheduledFuture<?> sweeper;
+    private final java.util.concurrent.CopyOnWriteArrayList<AssociationListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile long coarseNanos = System.nanoTime();
     private volatile boolean shuttingDown;
     private static final int MAX_QUARANTINED = 1024;
@@ -573,6 +576,38 @@ public final class TransportCore implements RemoteMetrics {
     void refusedSystemByLimit(RemoteActorRef<?> target, SystemMessage m) {
         if (m instanceof Watch) {
             ((Watch) m).watcher().sendSystem(new DeathWatchNotification(target, null));
+        }
+    }
+
+    // ---------------------------------------------------------------- association events
+
+    public void addListener(AssociationListener l) {
+        listeners.add(l);
+    }
+
+    public void removeListener(AssociationListener l) {
+        listeners.remove(l);
+    }
+
+    /** Opens (or keeps) the association of a node and starts connecting, with no message. */
+    public void connect(ActorPath root) {
+        if (isLocal(root)) {
+            throw new IllegalArgumentException("this node's own address: " + root);
+        }
+        final Association a = association(root, true);
+        if (a != null) {
+            a.start();
+        }
+    }
+
+    /** Tells the listeners; on the association's loop, connection-time only (never per message). */
+    void fire(AssociationEvent event) {
+        for (AssociationListener l : listeners) {
+            try {
+                l.onEvent(event);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "an association listener failed on " + event, e);
+            }
         }
     }
 
