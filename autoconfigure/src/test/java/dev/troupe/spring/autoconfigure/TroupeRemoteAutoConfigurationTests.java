@@ -211,8 +211,9 @@ class TroupeRemoteAutoConfigurationTests {
                         @SuppressWarnings("unchecked") final ActorRef<String> typo = (ActorRef<String>) client.getBean("typo");
                         typo.tell("hello");
                         final TroupeEndpoint endpoint = client.getBean(TroupeEndpoint.class);
-                        waitUntil(() -> !((TroupeRemotePeers.RemoteInfo) endpoint.report().extensions().get("remote"))
-                            .recentFailures().isEmpty());
+                        awaitAssert(Duration.ofSeconds(15), () -> assertThat(
+                            ((TroupeRemotePeers.RemoteInfo) endpoint.report().extensions().get("remote")).recentFailures())
+                            .isNotEmpty());
                         final var remote = (TroupeRemotePeers.RemoteInfo) endpoint.report().extensions().get("remote");
                         assertThat(remote.recentFailures()).singleElement().satisfies(f -> {
                             assertThat(f.peer()).isEqualTo("a@127.0.0.1:" + port);
