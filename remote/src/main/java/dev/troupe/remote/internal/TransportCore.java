@@ -444,10 +444,11 @@ public final class TransportCore implements RemoteMetrics {
     }
 
     /**
-     * @param configured whether the application asked for this node (a lookup): its address becomes a metric tag
+     * @param trusted whether the application asked for this node (a lookup) or it authenticated: its
+     *        address becomes a metric tag
      * @return the association for a node, created if the limit allows; null if not
      */
-    Association association(ActorPath root, boolean configured) {
+    Association association(ActorPath root, boolean trusted) {
         final String key = key(root);
         Association a = associations.get(key);
         if (a == null) {
@@ -456,9 +457,13 @@ public final class TransportCore implements RemoteMetrics {
                     + " associations, the limit");
                 return null;
             }
-            a = associations.computeIfAbsent(key, k -> newAssociation(root));
+            // a trusted association is trusted before the map publishes it: peers() never sees it
+            // half made (listed nowhere, or counted among the other peers) while its handshake completes
+            a = trusted
+                ? associations.computeIfAbsent(key, k -> newAssociation(root).trusted())
+                : associations.computeIfAbsent(key, k -> newAssociation(root));
         }
-        if (configured) {
+        if (trusted) {
             a.trust();
         }
         return a;
@@ -475,11 +480,10 @@ public final class TransportCore implements RemoteMetrics {
      * @throws FrameRejectedException {@code association-limit} if this node keeps the maximum already
      */
     Association acceptInbound(ActorPath root) {
-        final Association a = association(root, false);
+        final Association a = association(root, true);
         if (a == null) {
             throw new FrameRejectedException(FrameRejection.ASSOCIATION_LIMIT, "limit " + settings.maxAssociations());
         }
-        a.trust();
         return a;
     }
 
