@@ -15,8 +15,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The runtime's own hot paths allocate nothing per message: after warm-up, a million
  * ping-pong messages with pre-allocated messages allocate (summed over every thread of the
- * JVM) less than 0.01 bytes per message, with and without a receive timeout and a periodic
- * timer active. Allocation attribution is on (as by default): its sampled turns read the thread's
+ * JVM) less than 0.1 bytes per message, with and without a receive timeout and a periodic
+ * timer active. One object per message would be at least 16 bytes per message; the margin takes
+ * one-off allocations of the JVM's and the runtime's threads (a timer thread's or a dispatcher's
+ * tens of KiB while the machine is busy), which must not fail the test. Allocation attribution is on (as by default): its sampled turns read the thread's
  * allocated bytes and count into tables that exist already, so they add nothing per message either;
  * each test checks that the sampled turns were attributed.
  *
@@ -168,7 +170,7 @@ class AllocationTest {
             final double perMessage = (double) total / messages;
             System.out.println("AllocationTest(fan-in): " + total + " bytes over " + messages + " messages = " + perMessage
                 + " B/message; by thread: " + perThread);
-            assertThat(perMessage).as("bytes per message over all threads (%d bytes in total: %s)", total, perThread).isLessThan(0.01);
+            assertThat(perMessage).as("bytes per message over all threads (%d bytes in total: %s)", total, perThread).isLessThan(0.1);
             assertAttributed();
         } finally {
             stop.set(true);
@@ -221,7 +223,7 @@ class AllocationTest {
             + " messages = " + perMessage + " B/message; by thread: " + perThread);
         assertThat(perMessage)
             .as("bytes per message over all threads (%d bytes in total: %s)", total, perThread)
-            .isLessThan(0.01);
+            .isLessThan(0.1);
         assertAttributed();
     }
 
