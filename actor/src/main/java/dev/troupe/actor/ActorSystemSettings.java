@@ -1,5 +1,7 @@
 package dev.troupe.actor;
 
+import dev.troupe.actor.spi.MessageInstrumentation;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -22,6 +24,7 @@ public final class ActorSystemSettings {
     private final int deadLetterLogLimit;
     private final Duration deadLetterLogInterval;
     private final boolean daemonThreads;
+    private final MessageInstrumentation instrumentation;
 
     private ActorSystemSettings(Builder b) {
         this.defaultDispatcher = b.defaultDispatcher;
@@ -33,6 +36,12 @@ public final class ActorSystemSettings {
         this.deadLetterLogLimit = b.deadLetterLogLimit;
         this.deadLetterLogInterval = b.deadLetterLogInterval;
         this.daemonThreads = b.daemonThreads;
+        this.instrumentation = b.instrumentation;
+    }
+
+    /** @return the message instrumentation (tracing, observations), or null for none */
+    public MessageInstrumentation instrumentation() {
+        return instrumentation;
     }
 
     /** @return the defaults */
@@ -109,6 +118,7 @@ public final class ActorSystemSettings {
         private int deadLetterLogLimit = 10;
         private Duration deadLetterLogInterval = Duration.ofSeconds(10);
         private boolean daemonThreads = false;
+        private MessageInstrumentation instrumentation;
 
         private Builder() {
         }
@@ -254,6 +264,19 @@ public final class ActorSystemSettings {
          */
         public Builder daemonThreads(boolean daemon) {
             this.daemonThreads = daemon;
+            return this;
+        }
+
+        /**
+         * Installs hooks the runtime calls around every user message (the Spring Boot starter's
+         * observations and tracing use it). Off by default: with none, nothing is called and
+         * nothing is allocated per message.
+         *
+         * @param instrumentation the hooks, or null for none
+         * @return this builder
+         */
+        public Builder instrumentation(MessageInstrumentation instrumentation) {
+            this.instrumentation = instrumentation;
             return this;
         }
 

@@ -122,4 +122,11 @@ public interface ActorSystemSpi {
      * @return the driver; call {@link BehaviorDriver#start()} first
      */
     <T> BehaviorDriver<T> newBehaviorDriver(BehaviorHost<T> host, Behavior<T> behavior);
+
+    /**
+     * @return the message instrumentation installed with
+     *         {@code ActorSystemSettings.Builder.instrumentation}, or null (then a transport adds no
+     *         headers and calls nothing per message)
+     */
+    MessageInstrumentation instrumentation();
 }

@@ -68,4 +68,17 @@ public interface InternalActorRef<T> extends ActorRef<T> {
         }
         throw new IllegalArgumentException(ref + " is not a ref made by the runtime");
     }
+
+    /**
+     * Tells a message that carries a {@link MessageContext} already (a transport delivering a
+     * message whose frame had propagation headers): a local actor processes it inside the
+     * context, without calling {@link MessageInstrumentation#onSend} again. Refs that keep no
+     * context (temporary refs, probes, remote refs) just tell the message.
+     *
+     * @param message the message
+     * @param context its context, or null for none
+     */
+    default void tell(T message, MessageContext context) {
+        tell(message);
+    }
 }
