@@ -1,7 +1,5 @@
 package dev.troupe.actor;
 
-import dev.troupe.actor.spi.MessageInstrumentation;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

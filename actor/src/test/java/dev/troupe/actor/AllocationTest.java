@@ -109,18 +109,18 @@ class AllocationTest {
     }
 
     /** Counts the tells it is asked about and traces none of them. */
-    static final class UntracedInstrumentation implements dev.troupe.actor.spi.MessageInstrumentation {
+    static final class UntracedInstrumentation implements dev.troupe.actor.MessageInstrumentation {
         final java.util.concurrent.atomic.AtomicLong sends = new java.util.concurrent.atomic.AtomicLong();
 
         @Override
-        public dev.troupe.actor.spi.MessageContext onSend(dev.troupe.actor.spi.InternalActorRef<?> recipient, Object message) {
+        public dev.troupe.actor.MessageContext onSend(ActorRef<?> recipient, Object message) {
             sends.incrementAndGet();
             return null;
         }
 
         @Override
-        public Object beforeProcess(dev.troupe.actor.spi.InternalActorRef<?> recipient, String behaviorClass, Object message,
-                                    dev.troupe.actor.spi.MessageContext context) {
+        public Object beforeProcess(ActorRef<?> recipient, String behaviorClass, Object message,
+                                    dev.troupe.actor.MessageContext context) {
             throw new AssertionError("no message carries a context");
         }
 
@@ -230,7 +230,7 @@ class AllocationTest {
     }
 
     @SuppressWarnings("unchecked")
-    private void assertZeroAllocation(boolean timers, dev.troupe.actor.spi.MessageInstrumentation instrumentation) throws Exception {
+    private void assertZeroAllocation(boolean timers, dev.troupe.actor.MessageInstrumentation instrumentation) throws Exception {
         system = ActorSystem.create("alloc", ActorSystemSettings.builder()
             .defaultDispatcher(DispatcherSettings.of("default").withThreads(2))
             .daemonThreads(true)

@@ -1,8 +1,5 @@
 package dev.troupe.actor;
 
-import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.spi.MessageContext;
-import dev.troupe.actor.spi.MessageInstrumentation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +22,7 @@ class MessageInstrumentationTest {
         final List<String> events = new CopyOnWriteArrayList<>();
 
         @Override
-        public MessageContext onSend(InternalActorRef<?> recipient, Object message) {
+        public MessageContext onSend(ActorRef<?> recipient, Object message) {
             final String parent = CURRENT.get();
             if (parent == null) {
                 return null;
@@ -38,7 +35,7 @@ class MessageInstrumentationTest {
         }
 
         @Override
-        public Object beforeProcess(InternalActorRef<?> recipient, String behaviorClass, Object message, MessageContext context) {
+        public Object beforeProcess(ActorRef<?> recipient, String behaviorClass, Object message, MessageContext context) {
             final String before = CURRENT.get();
             CURRENT.set("process:" + message);
             events.add("process " + message + " at " + recipient.path().name() + " by " + behaviorClass.substring(Math.max(behaviorClass.lastIndexOf('.'), behaviorClass.lastIndexOf('$')) + 1)

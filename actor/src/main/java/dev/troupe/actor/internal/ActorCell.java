@@ -7,8 +7,8 @@ import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.metrics.SystemMetrics;
 import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.spi.MessageContext;
-import dev.troupe.actor.spi.MessageInstrumentation;
+import dev.troupe.actor.MessageContext;
+import dev.troupe.actor.MessageInstrumentation;
 import dev.troupe.actor.spi.SystemMessage;
 
 import java.lang.invoke.MethodHandles;

@@ -7,7 +7,7 @@ import dev.troupe.actor.AskTimeoutException;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.DeathWatchNotification;
 import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.spi.MessageInstrumentation;
+import dev.troupe.actor.MessageInstrumentation;
 import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.actor.spi.SystemMessage;
 import dev.troupe.actor.spi.Watch;

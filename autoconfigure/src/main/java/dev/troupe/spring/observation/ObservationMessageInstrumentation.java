@@ -2,8 +2,8 @@ package dev.troupe.spring.observation;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.spi.MessageContext;
-import dev.troupe.actor.spi.MessageInstrumentation;
+import dev.troupe.actor.MessageContext;
+import dev.troupe.actor.MessageInstrumentation;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -58,14 +58,15 @@ public final class ObservationMessageInstrumentation implements MessageInstrumen
     }
 
     @Override
-    public MessageContext onSend(InternalActorRef<?> recipient, Object message) {
+    public MessageContext onSend(ActorRef<?> recipient, Object message) {
         // Outside any observation: not observed, nothing allocated (a thread-local read).
         final Observation parent = registry.getCurrentObservation();
         if (parent == null || parent.isNoop()) {
             return null;
         }
         final MessageContext carrier = new MessageContext();
-        final TroupeSendContext context = new TroupeSendContext(carrier, recipient, message, !recipient.isLocal());
+        final TroupeSendContext context = new TroupeSendContext(carrier, recipient, message,
+            recipient instanceof InternalActorRef && !((InternalActorRef<?>) recipient).isLocal());
         final Observation send = TroupeObservationDocumentation.MESSAGE_SEND.observation(sendConvention,
             DefaultTroupeSendObservationConvention.INSTANCE, () -> context, registry);
         if (send.isNoop()) {
@@ -79,7 +80,7 @@ public final class ObservationMessageInstrumentation implements MessageInstrumen
     }
 
     @Override
-    public Object beforeProcess(InternalActorRef<?> recipient, String behaviorClass, Object message, MessageContext context) {
+    public Object beforeProcess(ActorRef<?> recipient, String behaviorClass, Object message, MessageContext context) {
         final Object local = context.local();
         final TroupeProcessContext c = new TroupeProcessContext(context, recipient, behaviorClass, message, local == null);
         final Observation process = TroupeObservationDocumentation.MESSAGE_PROCESS.observation(processConvention,

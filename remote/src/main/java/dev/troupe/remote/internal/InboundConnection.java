@@ -4,7 +4,7 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.spi.MessageInstrumentation;
+import dev.troupe.actor.MessageInstrumentation;
 import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.remote.RemoteDeliveryException;
 import dev.troupe.actor.metrics.ActorMetrics;

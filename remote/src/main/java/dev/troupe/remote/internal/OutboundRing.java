@@ -3,7 +3,7 @@ package dev.troupe.remote.internal;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.ActorSystemSpi;
-import dev.troupe.actor.spi.MessageInstrumentation;
+import dev.troupe.actor.MessageInstrumentation;
 import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.remote.PeerUnreachableException;
 import dev.troupe.remote.Serializer;

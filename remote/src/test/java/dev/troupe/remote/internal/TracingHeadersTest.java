@@ -4,9 +4,8 @@ import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.ActorSystemSettings;
 import dev.troupe.actor.Behaviors;
-import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.spi.MessageContext;
-import dev.troupe.actor.spi.MessageInstrumentation;
+import dev.troupe.actor.MessageContext;
+import dev.troupe.actor.MessageInstrumentation;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.LeakDetection;
 import dev.troupe.remote.RemoteTestKit;
@@ -43,7 +42,7 @@ class TracingHeadersTest {
         final List<String> processed = new CopyOnWriteArrayList<>();
 
         @Override
-        public MessageContext onSend(InternalActorRef<?> recipient, Object message) {
+        public MessageContext onSend(ActorRef<?> recipient, Object message) {
             final String trace = CURRENT.get();
             if (trace == null) {
                 return null;
@@ -56,7 +55,7 @@ class TracingHeadersTest {
         }
 
         @Override
-        public Object beforeProcess(InternalActorRef<?> recipient, String behaviorClass, Object message, MessageContext context) {
+        public Object beforeProcess(ActorRef<?> recipient, String behaviorClass, Object message, MessageContext context) {
             processed.add(message + " " + context + " local=" + context.local());
             return null;
         }

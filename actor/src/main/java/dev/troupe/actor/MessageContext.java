@@ -1,4 +1,4 @@
-package dev.troupe.actor.spi;
+package dev.troupe.actor;
 
 import java.util.Arrays;
 

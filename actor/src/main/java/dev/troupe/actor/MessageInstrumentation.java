@@ -1,10 +1,9 @@
-package dev.troupe.actor.spi;
-
-import dev.troupe.actor.ActorRef;
+package dev.troupe.actor;
 
 /**
  * Hooks the runtime calls around the messages of one system, for tracing and observations
- * (the Spring Boot starter's Micrometer Observation support implements it). Installed per system
+ * libraries (the Spring Boot starter's Micrometer Observation support implements it); applications
+ * do not implement it themselves. Installed per system
  * with {@code ActorSystemSettings.Builder.instrumentation}; without one the runtime calls nothing,
  * carries nothing and allocates nothing more per message.
  *
@@ -25,12 +24,12 @@ public interface MessageInstrumentation {
     /**
      * A user message is about to be queued for {@code recipient}, on the sending thread.
      *
-     * @param recipient a local actor or a remote ref
+     * @param recipient a local actor or a remote ref (an {@code InternalActorRef} whose {@code isLocal()} tells which)
      * @param message the message
      * @return the context to carry with the message, or null to carry none (the message then goes
      *         as if no instrumentation were installed)
      */
-    MessageContext onSend(InternalActorRef<?> recipient, Object message);
+    MessageContext onSend(ActorRef<?> recipient, Object message);
 
     /**
      * The recipient's thread is about to process a message that carries a context.
@@ -42,7 +41,7 @@ public interface MessageInstrumentation {
      *        another node sent (then {@link MessageContext#local()} is null)
      * @return a token handed to {@link #afterProcess}
      */
-    Object beforeProcess(InternalActorRef<?> recipient, String behaviorClass, Object message, MessageContext context);
+    Object beforeProcess(ActorRef<?> recipient, String behaviorClass, Object message, MessageContext context);
 
     /**
      * The behavior has handled the message, on the same thread as {@link #beforeProcess}.
