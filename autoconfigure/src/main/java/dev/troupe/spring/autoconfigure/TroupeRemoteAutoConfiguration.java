@@ -2,7 +2,6 @@ package dev.troupe.spring.autoconfigure;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
-import dev.troupe.actor.InvalidSettingException;
 import dev.troupe.remote.PeerMetrics;
 import dev.troupe.remote.RemoteSettings;
 import dev.troupe.remote.RemoteTransport;
@@ -96,13 +95,8 @@ public class TroupeRemoteAutoConfiguration {
             }
         }
         serializers.ifAvailable(b::serializers);
-        try {
-            return b.build();
-        } catch (InvalidSettingException e) {
-            throw e;
-        } catch (IllegalArgumentException e) {
-            throw LegacySettingMessages.remote(e);
-        }
+        // an InvalidSettingException names the builder method; the failure analyzer maps it to the property
+        return b.build();
     }
 
     @Bean(destroyMethod = "close")
