@@ -28,11 +28,12 @@ public final class MessageContext {
     }
 
     /**
-     * Sets a header, replacing one of the same key.
+     * Sets a header, replacing one of the same key. A header beyond the first
+     * {@value #MAX_ENTRIES} keys is dropped (a tracer that injects more must not fail the tell).
      *
      * @param key the key, not empty
      * @param value the value
-     * @throws IllegalStateException if the context already holds {@value #MAX_ENTRIES} other keys
+     * @throws IllegalArgumentException if the key is empty or either is null
      */
     public void put(String key, String value) {
         if (key == null || key.isEmpty() || value == null) {
@@ -45,7 +46,7 @@ public final class MessageContext {
             }
         }
         if (size == MAX_ENTRIES) {
-            throw new IllegalStateException("a message carries at most " + MAX_ENTRIES + " headers");
+            return;
         }
         if (entries == null) {
             entries = new String[4];
