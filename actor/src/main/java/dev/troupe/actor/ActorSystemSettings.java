@@ -23,6 +23,7 @@ public final class ActorSystemSettings {
     private final Duration deadLetterLogInterval;
     private final boolean daemonThreads;
     private final MessageInstrumentation instrumentation;
+    private final boolean allocationAttribution;
 
     private ActorSystemSettings(Builder b) {
         this.defaultDispatcher = b.defaultDispatcher;
@@ -35,6 +36,7 @@ public final class ActorSystemSettings {
         this.deadLetterLogInterval = b.deadLetterLogInterval;
         this.daemonThreads = b.daemonThreads;
         this.instrumentation = b.instrumentation;
+        this.allocationAttribution = b.allocationAttribution;
     }
 
     /** @return the message instrumentation (tracing, observations), or null for none */
@@ -97,6 +99,15 @@ public final class ActorSystemSettings {
         return daemonThreads;
     }
 
+    /**
+     * @return whether the sampled turns of platform dispatchers also read their thread's allocated
+     *         bytes and attribute them to the behavior and message type
+     *         ({@link dev.troupe.actor.metrics.AllocationMetrics}); on by default
+     */
+    public boolean allocationAttribution() {
+        return allocationAttribution;
+    }
+
     /** @return every dispatcher, the default first */
     public List<DispatcherSettings> allDispatchers() {
         final List<DispatcherSettings> all = new ArrayList<>();
@@ -117,8 +128,20 @@ public final class ActorSystemSettings {
         private Duration deadLetterLogInterval = Duration.ofSeconds(10);
         private boolean daemonThreads = false;
         private MessageInstrumentation instrumentation;
+        private boolean allocationAttribution = true;
 
         private Builder() {
+        }
+
+        /**
+         * @param enabled whether sampled turns (about one in 16 per actor) read the thread's allocated
+         *        bytes before and after and attribute the difference to the behavior and message
+         *        type; costs two reads of a thread counter per sampled turn, nothing per message
+         * @return this builder
+         */
+        public Builder allocationAttribution(boolean enabled) {
+            this.allocationAttribution = enabled;
+            return this;
         }
 
         /**

@@ -45,7 +45,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 
@@ -83,6 +82,8 @@ public final class TransportCore implements RemoteMetrics {
     final InboundSlots inboundSlots;
     private final int authMode;
     private final EventLoopGroup group;
+    /** The event loops' threads, for their allocation. */
+    private final IoThreads ioThreads;
     private final boolean epoll;
     private final Class<? extends SocketChannel> clientChannel;
     private final Channel serverChannel;
@@ -131,8 +132,8 @@ public final class TransportCore implements RemoteMetrics {
         final IoHandlerFactory io = epoll
             ? (spin > 0 ? EpollIoHandler.newFactory(0, IdleSpinStrategy.factory(spin)) : EpollIoHandler.newFactory())
             : NioIoHandler.newFactory();
-        this.group = new MultiThreadIoEventLoopGroup(settings.ioThreads(),
-            new DefaultThreadFactory("troupe-" + system.name() + "-remote", true), io);
+        this.ioThreads = new IoThreads("troupe-" + system.name() + "-remote");
+        this.group = new MultiThreadIoEventLoopGroup(settings.ioThreads(), ioThreads, io);
         this.clientChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
         final Class<? extends ServerChannel> serverClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         final ServerBootstrap sb = new ServerBootstrap()
@@ -738,6 +739,11 @@ public final class TransportCore implements RemoteMetrics {
     @Override
     public long heartbeatRepliesDropped() {
         return repliesDropped.get();
+    }
+
+    @Override
+    public long ioThreadsAllocatedBytes() {
+        return ioThreads.allocatedBytes();
     }
 
     @Override
