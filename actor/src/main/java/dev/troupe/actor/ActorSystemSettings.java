@@ -22,6 +22,7 @@ public final class ActorSystemSettings {
     private final int deadLetterLogLimit;
     private final Duration deadLetterLogInterval;
     private final boolean daemonThreads;
+    private final MessageInstrumentation instrumentation;
     private final boolean allocationAttribution;
 
     private ActorSystemSettings(Builder b) {
@@ -34,7 +35,13 @@ public final class ActorSystemSettings {
         this.deadLetterLogLimit = b.deadLetterLogLimit;
         this.deadLetterLogInterval = b.deadLetterLogInterval;
         this.daemonThreads = b.daemonThreads;
+        this.instrumentation = b.instrumentation;
         this.allocationAttribution = b.allocationAttribution;
+    }
+
+    /** @return the message instrumentation (tracing, observations), or null for none */
+    public MessageInstrumentation instrumentation() {
+        return instrumentation;
     }
 
     /** @return the defaults */
@@ -120,6 +127,7 @@ public final class ActorSystemSettings {
         private int deadLetterLogLimit = 10;
         private Duration deadLetterLogInterval = Duration.ofSeconds(10);
         private boolean daemonThreads = false;
+        private MessageInstrumentation instrumentation;
         private boolean allocationAttribution = true;
 
         private Builder() {
@@ -277,6 +285,19 @@ public final class ActorSystemSettings {
          */
         public Builder daemonThreads(boolean daemon) {
             this.daemonThreads = daemon;
+            return this;
+        }
+
+        /**
+         * Installs hooks the runtime calls around every user message (the Spring Boot starter's
+         * observations and tracing use it). Off by default: with none, nothing is called and
+         * nothing is allocated per message.
+         *
+         * @param instrumentation the hooks, or null for none
+         * @return this builder
+         */
+        public Builder instrumentation(MessageInstrumentation instrumentation) {
+            this.instrumentation = instrumentation;
             return this;
         }
 

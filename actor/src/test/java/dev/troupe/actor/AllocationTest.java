@@ -92,12 +92,59 @@ class AllocationTest {
 
     @Test
     void pingPongAllocatesNothingPerMessage() throws Exception {
-        assertZeroAllocation(false);
+        assertZeroAllocation(false, null);
     }
 
     @Test
     void pingPongWithReceiveTimeoutAndPeriodicTimerAllocatesNothingPerMessage() throws Exception {
-        assertZeroAllocation(true);
+        assertZeroAllocation(true, null);
+    }
+
+    /**
+     * An instrumentation that is installed but gives no message a context (observations on, with
+     * no observation in progress where the messages are sent) costs its call, not an allocation.
+     */
+    @Test
+    void pingPongWithAnInstrumentationThatTracesNothingAllocatesNothingPerMessage() throws Exception {
+        final UntracedInstrumentation instrumentation = new UntracedInstrumentation();
+        assertZeroAllocation(false, instrumentation);
+        // every measured tell asked it (and the warm-up ones): the hook is on the path that was measured
+        assertThat(instrumentation.sends.get()).isGreaterThanOrEqualTo(MEASURED);
+    }
+
+    /** Counts the tells it is asked about and traces none of them. */
+    static final class UntracedInstrumentation implements dev.troupe.actor.MessageInstrumentation {
+        final java.util.concurrent.atomic.AtomicLong sends = new java.util.concurrent.atomic.AtomicLong();
+
+        @Override
+        public dev.troupe.actor.MessageContext onSend(ActorRef<?> recipient, Object message) {
+            sends.incrementAndGet();
+            return null;
+        }
+
+        @Override
+        public Object beforeProcess(ActorRef<?> recipient, String behaviorClass, Object message,
+                                    dev.troupe.actor.MessageContext context) {
+            throw new AssertionError("no message carries a context");
+        }
+
+        @Override
+        public void afterProcess(Object token, Throwable failure) {
+            throw new AssertionError("no message carries a context");
+        }
+
+        @Override
+        public Object beforeAsk(ActorRef<?> target, Object request) {
+            return null;
+        }
+
+        @Override
+        public void afterAskSent(Object token) {
+        }
+
+        @Override
+        public void askCompleted(Object token, Throwable failure) {
+        }
     }
 
     /**
@@ -189,11 +236,12 @@ class AllocationTest {
     }
 
     @SuppressWarnings("unchecked")
-    private void assertZeroAllocation(boolean timers) throws Exception {
+    private void assertZeroAllocation(boolean timers, dev.troupe.actor.MessageInstrumentation instrumentation) throws Exception {
         system = ActorSystem.create("alloc", ActorSystemSettings.builder()
             .defaultDispatcher(DispatcherSettings.of("default").withThreads(2))
             .allocationAttribution(true)
             .daemonThreads(true)
+            .instrumentation(instrumentation)
             .build());
         final Round round = new Round();
         final ActorRef<Msg>[] pingerRef = new ActorRef[1];
@@ -219,7 +267,7 @@ class AllocationTest {
         }
         // Two messages per round trip: MEASURED counts pings and pongs together.
         final double perMessage = (double) total / MEASURED;
-        System.out.println("AllocationTest(timers=" + timers + "): " + total + " bytes over " + MEASURED
+        System.out.println("AllocationTest(timers=" + timers + ", instrumentation=" + (instrumentation != null) + "): " + total + " bytes over " + MEASURED
             + " messages = " + perMessage + " B/message; by thread: " + perThread);
         assertThat(perMessage)
             .as("bytes per message over all threads (%d bytes in total: %s)", total, perThread)

@@ -7,6 +7,8 @@ import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.metrics.SystemMetrics;
 import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.MessageContext;
+import dev.troupe.actor.MessageInstrumentation;
 import dev.troupe.actor.spi.SystemMessage;
 
 import java.lang.invoke.MethodHandles;
@@ -214,7 +216,30 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
             tellSlow(message);
             return;
         }
-        if (!offer(message)) {
+        // Tracing: one final-field read when off; when on, a traced message travels in an envelope.
+        final MessageInstrumentation mi = runtime.instrumentation;
+        if (!offer(mi == null ? message : TracedMessage.wrap(mi, this, message))) {
+            runtime.deadLetters.publish(message, path(), DeadLetterReason.MAILBOX_FULL);
+            return;
+        }
+        scheduleIfIdle();
+    }
+
+    /** A message that arrived with a context (a transport read its propagation headers): processed inside it. */
+    @Override
+    public void tell(T message, MessageContext context) {
+        if (context == null || runtime.instrumentation == null) {
+            tell(message);
+            return;
+        }
+        if (message == null) {
+            throw new NullPointerException("message must not be null");
+        }
+        if (state >= TERMINATED || runtime.notRunning()) {
+            tellSlow(message);
+            return;
+        }
+        if (!offer(new TracedMessage(message, context))) {
             runtime.deadLetters.publish(message, path(), DeadLetterReason.MAILBOX_FULL);
             return;
         }

@@ -7,6 +7,7 @@ import dev.troupe.actor.AskTimeoutException;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.DeathWatchNotification;
 import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.MessageInstrumentation;
 import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.actor.spi.SystemMessage;
 import dev.troupe.actor.spi.Watch;
@@ -85,8 +86,24 @@ public final class PromiseRef<R> extends TimerTask implements InternalActorRef<R
         final long deadline = System.nanoTime() + timeout.toNanos();
         promise.deadlineNanos = deadline;
         runtime.timers.schedule(promise, deadline);
-        target.tell(request);
+        final MessageInstrumentation mi = runtime.instrumentation;
+        if (mi == null) {
+            target.tell(request);
+        } else {
+            observedTell(mi, promise, target, request);
+        }
         return promise;
+    }
+
+    /** The request of an ask with instrumentation: told inside the ask's token, which ends with the future (allocates; asks do anyway). */
+    private static <Req> void observedTell(MessageInstrumentation mi, PromiseRef<?> promise, ActorRef<Req> target, Req request) {
+        final Object token = mi.beforeAsk(target, request);
+        try {
+            target.tell(request);
+        } finally {
+            mi.afterAskSent(token);
+        }
+        promise.future.whenComplete((reply, failure) -> mi.askCompleted(token, failure));
     }
 
     /**

@@ -12,6 +12,7 @@ import dev.troupe.actor.spi.BehaviorDriver;
 import dev.troupe.actor.spi.BehaviorHost;
 import dev.troupe.actor.spi.Cancellable;
 import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.MessageInstrumentation;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -57,6 +58,8 @@ public final class SystemRuntime implements ActorSystemSpi {
     final SystemMetricsImpl metrics;
     /** The MDC of the actors' turns; null when the bound MDC adapter keeps nothing (then turns skip it). */
     final ActorMdc mdc;
+    /** Tracing and observation hooks; null (the default) means every message path skips them with one field read. */
+    final MessageInstrumentation instrumentation;
     private final ActorCell<Object> root;
     private final ActorCell<Object> userGuardian;
     private final ActorCell<Object> systemGuardian;
@@ -98,6 +101,7 @@ public final class SystemRuntime implements ActorSystemSpi {
         this.timers = new TimerService(name, settings.timerTick(), settings.timerTicksPerWheel(), settings.daemonThreads());
         this.metrics = new SystemMetricsImpl(name, dispatchers, deadLetters, settings.allocationAttribution());
         this.mdc = ActorMdc.create(name);
+        this.instrumentation = settings.instrumentation();
         this.root = ActorCell.createRoot(this, rootPath);
         this.userGuardian = root.children().spawnGuardian("user");
         this.systemGuardian = root.children().spawnGuardian("system");
@@ -112,6 +116,11 @@ public final class SystemRuntime implements ActorSystemSpi {
     @Override
     public ActorSystem system() {
         return system;
+    }
+
+    @Override
+    public MessageInstrumentation instrumentation() {
+        return instrumentation;
     }
 
     /** @return the system's name */

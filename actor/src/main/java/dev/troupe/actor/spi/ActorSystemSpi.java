@@ -4,6 +4,7 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.MessageInstrumentation;
 
 import java.time.Duration;
 
@@ -122,4 +123,11 @@ public interface ActorSystemSpi {
      * @return the driver; call {@link BehaviorDriver#start()} first
      */
     <T> BehaviorDriver<T> newBehaviorDriver(BehaviorHost<T> host, Behavior<T> behavior);
+
+    /**
+     * @return the message instrumentation installed with
+     *         {@code ActorSystemSettings.Builder.instrumentation}, or null (then a transport adds no
+     *         headers and calls nothing per message)
+     */
+    MessageInstrumentation instrumentation();
 }

@@ -1,6 +1,7 @@
 package dev.troupe.actor.spi;
 
 import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.MessageContext;
 import dev.troupe.actor.ActorSystem;
 
 /**
@@ -67,5 +68,18 @@ public interface InternalActorRef<T> extends ActorRef<T> {
             return (InternalActorRef<T>) ref;
         }
         throw new IllegalArgumentException(ref + " is not a ref made by the runtime");
+    }
+
+    /**
+     * Tells a message that carries a {@link MessageContext} already (a transport delivering a
+     * message whose frame had propagation headers): a local actor processes it inside the
+     * context, without calling {@link dev.troupe.actor.MessageInstrumentation#onSend} again. Refs that keep no
+     * context (temporary refs, probes, remote refs) just tell the message.
+     *
+     * @param message the message
+     * @param context its context, or null for none
+     */
+    default void tell(T message, MessageContext context) {
+        tell(message);
     }
 }

@@ -15,6 +15,7 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
+import org.springframework.beans.factory.support.InstanceSupplier;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.context.annotation.Bean;
@@ -65,6 +66,19 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
     /** Attribute of a ref bean definition: the id of the service key to register the actor under ({@code @TroupeActor(serviceKey)}). */
     public static final String SERVICE_KEY_ATTRIBUTE = "dev.troupe.cluster.serviceKey";
 
+    /**
+     * Attribute of a bean definition that a registrar of Troupe's registers again at every start
+     * from the environment (remote refs, group routers): Spring AOT leaves such definitions out of
+     * the generated context, whose registrar then registers them as it does without AOT.
+     */
+    public static final String REGISTERED_AT_STARTUP_ATTRIBUTE = "dev.troupe.spring.registeredAtStartup";
+
+    /** Attributes of an actor ref's definition that Spring AOT reads to generate its instance supplier. */
+    static final String ACTOR_NAME_ATTRIBUTE = "dev.troupe.spring.actorName";
+    static final String DISPATCHER_ATTRIBUTE = "dev.troupe.spring.dispatcher";
+    static final String MAILBOX_CAPACITY_ATTRIBUTE = "dev.troupe.spring.mailboxCapacity";
+    static final String METRICS_ATTRIBUTE = "dev.troupe.spring.metrics";
+
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
         final ClassLoader classLoader = registry instanceof ConfigurableListableBeanFactory cbf && cbf.getBeanClassLoader() != null
@@ -103,6 +117,10 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
                     "Rename the other bean '" + refBeanName + "', or rename the @TroupeActor bean '" + beanName + "'.");
             }
             final RootBeanDefinition ref = refDefinition(registry, beanName, definition, actorName, messageType, props(attributes));
+            ref.setAttribute(ACTOR_NAME_ATTRIBUTE, actorName);
+            ref.setAttribute(DISPATCHER_ATTRIBUTE, String.valueOf(attributes.get("dispatcher")));
+            ref.setAttribute(MAILBOX_CAPACITY_ATTRIBUTE, attributes.get("mailboxCapacity"));
+            ref.setAttribute(METRICS_ATTRIBUTE, attributes.get("metrics"));
             final String serviceKey = (String) attributes.get("serviceKey");
             if (serviceKey != null && !serviceKey.isEmpty()) {
                 checkServiceKey(beanName, serviceKey, classLoader);
@@ -138,6 +156,31 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
         ref.setAttribute(ACTOR_BEAN_ATTRIBUTE, behaviorBean);
         ref.setAttribute(MESSAGE_CLASS_ATTRIBUTE, messageType.toClass());
         return ref;
+    }
+
+    /**
+     * The instance supplier of an actor ref bean in a context Spring AOT generated (the generated
+     * code calls it; applications do not).
+     *
+     * @param behaviorBean the {@code @TroupeActor} bean
+     * @param actorName the actor's name
+     * @param dispatcher {@code @TroupeActor(dispatcher)}
+     * @param mailboxCapacity {@code @TroupeActor(mailboxCapacity)}
+     * @param metrics {@code @TroupeActor(metrics)}
+     * @return spawns the actor when the ref bean is created
+     */
+    public static InstanceSupplier<ActorRef<?>> aotInstanceSupplier(String behaviorBean, String actorName, String dispatcher,
+                                                                    int mailboxCapacity, boolean metrics) {
+        final Props props = props(Map.of("dispatcher", dispatcher, "mailboxCapacity", mailboxCapacity, "metrics", metrics));
+        return registered -> spawn(registered.getBeanFactory(), behaviorBean, actorName, props);
+    }
+
+    /**
+     * @param behaviorBean the {@code @TroupeActor} bean
+     * @return the qualifier of its ref bean's definition, for a context Spring AOT generated
+     */
+    public static AnnotatedElement aotQualifier(String behaviorBean) {
+        return new QualifierElement(behaviorBean);
     }
 
     private static ActorRef<?> spawn(BeanFactory beanFactory, String behaviorBean, String actorName, Props props) {

@@ -81,6 +81,7 @@ public class GroupRouterRegistrar implements BeanDefinitionRegistryPostProcessor
             definition.setTargetType(ResolvableType.forClassWithGenerics(ActorRef.class, router.getMessageType()));
             definition.setInstanceSupplier(() -> spawn(beanFactory.getBean(ActorSystem.class), name, key, router));
             definition.setDescription("group router troupe.cluster.routers." + name + " over " + key);
+            definition.setAttribute(ActorBeanRegistrar.REGISTERED_AT_STARTUP_ATTRIBUTE, Boolean.TRUE);
             registry.registerBeanDefinition(name, definition);
         }
     }

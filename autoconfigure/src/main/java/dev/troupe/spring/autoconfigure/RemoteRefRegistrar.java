@@ -80,6 +80,7 @@ public class RemoteRefRegistrar implements BeanDefinitionRegistryPostProcessor, 
             definition.setTargetType(ResolvableType.forClassWithGenerics(ActorRef.class, type));
             definition.setInstanceSupplier(() -> remoteRef(beanFactory.getBean(RemoteTransport.class), name, ref.actorPath(peerAddress), type));
             definition.setDescription("remote ActorRef troupe.remote.refs." + name + " -> " + peerAddress + ref.getPath());
+            definition.setAttribute(ActorBeanRegistrar.REGISTERED_AT_STARTUP_ATTRIBUTE, Boolean.TRUE);
             registry.registerBeanDefinition(name, definition);
         }
     }

@@ -70,6 +70,8 @@ public class TroupeProperties implements Validator {
 
     private final Metrics metrics = new Metrics();
 
+    private final Observations observations = new Observations();
+
     private final Health health = new Health();
 
     private final Endpoint endpoint = new Endpoint();
@@ -134,6 +136,10 @@ public class TroupeProperties implements Validator {
 
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    public Observations getObservations() {
+        return observations;
     }
 
     public Health getHealth() {
@@ -441,6 +447,26 @@ public class TroupeProperties implements Validator {
 
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
+        }
+    }
+
+    /** Micrometer observations and tracing of messages and asks. */
+    public static class Observations {
+
+        /**
+         * Whether to observe tells (troupe.message.send and troupe.message.process), asks
+         * (troupe.ask) and remote hops with the application's ObservationRegistry, so that
+         * Micrometer Tracing follows a request through actors and across nodes. Off by default:
+         * then nothing is observed and nothing is allocated per message.
+         */
+        private boolean enabled = false;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 

@@ -173,8 +173,8 @@ public final class Frames {
 
     /**
      * Encodes a USER header block: {@code uint16 n}, then per entry {@code uint8 key length, key,
-     * uint16 value length, value}. Nothing sends one yet (a later change carries a W3C
-     * traceparent in it); receivers check and skip it.
+     * uint16 value length, value}. The transport writes its blocks with {@code RemoteHeaders}
+     * (from a message's context, without varargs); this form is for tests and tools.
      *
      * @param keysAndValues key, value, key, value, ... (keys ASCII, at most 255 bytes)
      * @return bytes written

@@ -4,6 +4,7 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.InternalActorRef;
+import dev.troupe.actor.MessageInstrumentation;
 import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.remote.RemoteDeliveryException;
 import dev.troupe.actor.metrics.ActorMetrics;
@@ -67,6 +68,8 @@ public final class InboundConnection extends ConnectionHandler implements Serial
     final long peerUid;
     private final int maxIds;
     private final int mailboxHighWatermark;
+    /** The system's tracing hooks, or null: then a received header block is checked and skipped. */
+    private final MessageInstrumentation instrumentation;
 
     private InternalActorRef<?>[] refs = new InternalActorRef<?>[64];
     /** Per ref id: the class a local recipient accepts (Object: anything), or null for a ref that is not a local recipient. */
@@ -103,6 +106,7 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         this.peerUid = peerUid;
         this.maxIds = core.settings.maxCompressionEntries();
         this.mailboxHighWatermark = core.settings.inboundMailboxHighWatermark();
+        this.instrumentation = core.spi.instrumentation();
     }
 
     long messagesReceived() {
@@ -183,6 +187,7 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         int payload = r + Protocol.USER_PAYLOAD_OFFSET;
         int end = frame.writerIndex();
         int askId = 0;
+        int headersAt = -1;
         if (flags != 0) {
             if ((flags & ~Protocol.KNOWN_FLAGS) != 0) {
                 throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame with flags " + flags
@@ -204,7 +209,8 @@ public final class InboundConnection extends ConnectionHandler implements Serial
                 }
             }
             if ((flags & Protocol.FLAG_HEADERS) != 0) {
-                // checked and skipped: nothing reads headers yet (a later change carries a traceparent)
+                // checked always; read (below) only when this node traces, else skipped
+                headersAt = payload;
                 payload = Frames.headerBlockEnd(frame, payload, end);
             }
         }
@@ -284,7 +290,11 @@ public final class InboundConnection extends ConnectionHandler implements Serial
             }
             return;
         }
-        target.tell(message);
+        if (headersAt >= 0 && instrumentation != null) {
+            target.tell(message, RemoteHeaders.read(frame, headersAt));
+        } else {
+            target.tell(message);
+        }
         if (++deliveries == MAILBOX_CHECK_EVERY) {
             deliveries = 0;
             checkMailbox(target);

@@ -3,6 +3,7 @@ package dev.troupe.remote.internal;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.ActorSystemSpi;
+import dev.troupe.actor.MessageInstrumentation;
 import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.remote.PeerUnreachableException;
 import dev.troupe.remote.Serializer;
@@ -173,6 +174,8 @@ final class OutboundRing {
     private final Association association;
     private final TransportCore core;
     private final ActorSystemSpi spi;
+    /** The system's tracing hooks, or null (the default: no header block, nothing called). */
+    private final MessageInstrumentation instrumentation;
     /** {@link #wakeDrainer}, deferred to the end of an actor's turn; one instance, compared by identity. */
     private final Runnable wakeTask = this::wakeDrainer;
     private final SerializerRegistry serializers;
@@ -208,6 +211,7 @@ final class OutboundRing {
         this.association = association;
         this.core = core;
         this.spi = core.spi;
+        this.instrumentation = core.spi.instrumentation();
         this.serializers = core.settings.serializers();
         this.capacity = core.settings.outboundBufferSize();
         // A frame body must fit the frame limit, and its ring record (the body and the local fields
@@ -282,12 +286,18 @@ final class OutboundRing {
             scratch.putLong(RECORD_INCARNATION, a.peerUid(), ByteOrder.BIG_ENDIAN);
             scratch.putLong(RECORD_EXPIRY, core.coarseNanos() + maxQueueNanos, ByteOrder.BIG_ENDIAN);
             Frames.encodeUserHeader(scratch, RECORD_BODY, rid, serializer.id(), manifest);
-            final int payloadAt = RECORD_BODY + Protocol.USER_PAYLOAD_OFFSET;
+            int payloadAt = RECORD_BODY + Protocol.USER_PAYLOAD_OFFSET;
+            final MessageInstrumentation mi = instrumentation;
+            if (mi != null) {
+                // tracing on: the message's propagation headers go in a header block ahead of the payload
+                payloadAt = RemoteHeaders.write(mi, recipient, message, scratch, RECORD_BODY, payloadAt);
+            }
             int end = payloadAt + serializer.write(message, scratch, payloadAt, producer);
             if (producer.ask != null) {
                 // the reply-to ref of an ask goes in a trailer too, so the receiving node can fail the
                 // ask at once if it cannot deliver the message (a FAILURE frame naming that ref)
-                scratch.putByte(RECORD_BODY + Protocol.USER_FLAGS_OFFSET, (byte) Protocol.FLAG_ASK);
+                final int flagsAt = RECORD_BODY + Protocol.USER_FLAGS_OFFSET;
+                scratch.putByte(flagsAt, (byte) (scratch.getByte(flagsAt) | Protocol.FLAG_ASK));
                 scratch.putInt(end, producer.askId, ByteOrder.BIG_ENDIAN);
                 end += Protocol.ASK_TRAILER;
             }

@@ -69,7 +69,9 @@ final class GoldenFrames {
             final ExpandableArrayBuffer body = new ExpandableArrayBuffer(128);
             Frames.encodeUserHeader(body, 0, 1, BuiltInSerializers.STRING_ID, 0);
             body.putByte(Protocol.USER_FLAGS_OFFSET, (byte) Protocol.FLAG_HEADERS);
-            int n = Protocol.USER_PAYLOAD_OFFSET + Frames.encodeHeaderBlock(body, Protocol.USER_PAYLOAD_OFFSET, "traceparent", TRACEPARENT);
+            final dev.troupe.actor.MessageContext headers = new dev.troupe.actor.MessageContext();
+            headers.put("traceparent", TRACEPARENT);
+            int n = Protocol.USER_PAYLOAD_OFFSET + RemoteHeaders.encode(body, Protocol.USER_PAYLOAD_OFFSET, headers);
             n += BuiltInSerializers.STRING.write("traced", body, n, null);
             Frames.appendFrame(b, Protocol.USER, ByteBuffer.wrap(body.byteArray(), 0, n));
         }));

@@ -1,0 +1,17 @@
+package dev.troupe.spring.observation;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationConvention;
+
+/**
+ * Names and tags of the {@link TroupeObservationDocumentation} observations of a
+ * {@link TroupeSendContext}: implement it (as a bean, or as a {@code GlobalObservationConvention})
+ * to change them; {@link DefaultTroupeSendObservationConvention} is the default.
+ */
+public interface TroupeSendObservationConvention extends ObservationConvention<TroupeSendContext> {
+
+    @Override
+    default boolean supportsContext(Observation.Context context) {
+        return context instanceof TroupeSendContext;
+    }
+}
