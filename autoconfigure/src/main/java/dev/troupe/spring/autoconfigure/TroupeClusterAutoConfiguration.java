@@ -18,6 +18,9 @@ import dev.troupe.spring.cluster.ClusterLifecycle;
 import dev.troupe.spring.cluster.TroupeClusterHealthIndicator;
 import dev.troupe.spring.cluster.TroupeClusterMembers;
 import dev.troupe.spring.cluster.TroupeClusterMetrics;
+import dev.troupe.spring.cluster.sharding.TroupeShardingMetrics;
+import dev.troupe.spring.cluster.sharding.TroupeShardingReport;
+import dev.troupe.cluster.sharding.ClusterSharding;
 import dev.troupe.spring.diagnostics.InvalidTroupePropertyException;
 import dev.troupe.spring.diagnostics.TroupeConfigurationException;
 import dev.troupe.spring.endpoint.TroupeEndpointContributor;
@@ -77,6 +80,13 @@ public class TroupeClusterAutoConfiguration {
     @ConditionalOnMissingBean
     static GroupRouterRegistrar troupeGroupRouterRegistrar() {
         return new GroupRouterRegistrar();
+    }
+
+    /** Turns {@code @TroupeEntity} beans into {@code EntityRefFactory} beans (sharding must run for them: see {@link Membership.Sharding}). */
+    @Bean
+    @ConditionalOnMissingBean
+    static EntityBeanRegistrar troupeEntityBeanRegistrar() {
+        return new EntityBeanRegistrar();
     }
 
     /** Registers every (non-lazy) {@code @TroupeActor(serviceKey)} bean actor with the receptionist. */
@@ -259,6 +269,52 @@ public class TroupeClusterAutoConfiguration {
                     "Set troupe.cluster.spring-cloud.service-id to the service whose instances are the members.");
             }
             return SpringCloudMembers.discovery(beanFactory, serviceId);
+        }
+
+        /**
+         * Cluster sharding on this node, its {@code troupe.cluster.sharding.*} meters and the
+         * {@code sharding} section of the troupe endpoint.
+         */
+        @Configuration(proxyBeanMethods = false)
+        static class Sharding {
+
+            /** Checks the {@code troupe.cluster.sharding.*} defaults first, so a bad one fails startup naming it. */
+            @Bean
+            @ConditionalOnMissingBean
+            ClusterSharding troupeClusterSharding(ActorSystem system, Cluster cluster, TroupeClusterProperties p) {
+                EntityBeanRegistrar.validate(p.getSharding());
+                return ClusterSharding.get(cluster.system());
+            }
+
+            @Configuration(proxyBeanMethods = false)
+            @ConditionalOnClass(name = "io.micrometer.core.instrument.binder.MeterBinder")
+            @ConditionalOnBooleanProperty(name = "troupe.metrics.enabled", matchIfMissing = true)
+            static class Metrics {
+
+                @Bean
+                @ConditionalOnMissingBean
+                TroupeShardingMetrics troupeShardingMetrics(ClusterSharding sharding, ActorSystem system) {
+                    return new TroupeShardingMetrics(sharding, system.name());
+                }
+
+                /** Entity types initialized after the registry was bound get their meters on each refresh of the actor meters. */
+                @Bean
+                static SmartInitializingSingleton troupeShardingMetricsRefresh(ObjectProvider<TroupeMetrics> metrics,
+                                                                              ObjectProvider<TroupeShardingMetrics> sharding) {
+                    return () -> metrics.ifAvailable(m -> sharding.ifAvailable(s -> m.addRefreshHook(s::refresh)));
+                }
+            }
+
+            @Configuration(proxyBeanMethods = false)
+            @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+            static class Endpoint {
+
+                @Bean
+                @ConditionalOnMissingBean(name = "troupeShardingReport")
+                TroupeEndpointContributor troupeShardingReport(ClusterSharding sharding, Cluster cluster) {
+                    return new TroupeShardingReport(sharding, cluster);
+                }
+            }
         }
 
         /** The troupe.cluster.* meters. */
