@@ -6,8 +6,12 @@ import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.Props;
 import dev.troupe.cluster.Cluster;
+import dev.troupe.cluster.ClusterTransport;
 import dev.troupe.cluster.Receptionist;
+import dev.troupe.cluster.RemoteClusterTransport;
 import dev.troupe.cluster.ServiceKey;
+import dev.troupe.remote.RemoteTransport;
+import dev.troupe.remote.SerializerRegistry;
 
 import java.util.Collection;
 import java.util.List;
@@ -25,6 +29,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * sharding.init(Entity.of(SKU, ctx -> Sku.create(ctx.entityId())).withStopMessage(Sku.Stop.INSTANCE));
  * sharding.entityRefFor(SKU, "A-1").tell(new Sku.Reserve(2));
  * }</pre>
+ *
+ * <p>Over the remote transport ({@link RemoteClusterTransport}) every node's serializers need
+ * sharding's, next to the cluster's:
+ * <pre>{@code
+ * SerializerRegistry serializers = ClusterSharding.registerSerializer(RemoteClusterTransport.registerSerializer(
+ *     SerializerRegistry.builder())).register(Sku.Reserve.class, new ReserveSerializer()).build();
+ * }</pre>
+ * Each node's region is then published on the transport for the regions' own messages only, and
+ * the entities' messages cross the wire inside an envelope written by the serializers the
+ * registry has for them.
  *
  * <p>An entity id maps to a shard (a hash of the id), a shard to an owner: a member with the
  * entity type's role, chosen by rendezvous hashing over the {@code UP} members of this node's
@@ -55,23 +69,87 @@ public final class ClusterSharding {
         }
     }
 
+    private static final System.Logger LOG = System.getLogger(ClusterSharding.class.getName());
+
     private final ActorSystem system;
     private final Cluster cluster;
+    /** The remote transport the cluster runs on, or null (another transport, e.g. in memory). */
+    private final RemoteTransport remote;
     private final ConcurrentHashMap<String, RegionHandle> regions = new ConcurrentHashMap<>();
 
     private ClusterSharding(ActorSystem system) {
         this.system = system;
         this.cluster = Cluster.get(system);
+        this.remote = remoteOf(cluster.transport());
+        if (remote != null) {
+            serializerOf(remote.settings().serializers()).bind(remote.settings().serializers());
+        }
+    }
+
+    private static RemoteTransport remoteOf(ClusterTransport transport) {
+        return transport instanceof RemoteClusterTransport r ? r.remote() : null;
+    }
+
+    /**
+     * @return the sharding serializer registered in {@code serializers}
+     * @throws IllegalStateException if it is missing, naming what to call
+     */
+    private static ShardingSerializer serializerOf(SerializerRegistry serializers) {
+        final Class<?>[] wire = RegionProtocol.Wire.class.getPermittedSubclasses();
+        ShardingSerializer found = null;
+        for (Class<?> c : wire) {
+            final SerializerRegistry.Binding b = serializers.binding(c);
+            final Object s = b == null ? null : b.serializer();
+            if (!(s instanceof ShardingSerializer) || (found != null && found != s)) {
+                found = null;
+                break;
+            }
+            found = (ShardingSerializer) s;
+        }
+        if (found == null) {
+            throw new IllegalStateException("the remote transport's serializers do not carry sharding's messages: build them with "
+                + "ClusterSharding.registerSerializer(RemoteClusterTransport.registerSerializer(SerializerRegistry.builder()))");
+        }
+        return found;
+    }
+
+    /**
+     * Adds sharding's serializer (id {@value ShardingSerializer#ID}, reserved for Troupe) to a
+     * registry under construction, for the messages shard regions exchange. Every node of a
+     * cluster that runs sharding over the remote transport needs it, and
+     * {@link #get ClusterSharding.get} fails without it. The entities' own messages need their
+     * serializers in the same registry.
+     *
+     * @param builder the registry builder
+     * @return the builder
+     */
+    public static SerializerRegistry.Builder registerSerializer(SerializerRegistry.Builder builder) {
+        Objects.requireNonNull(builder, "builder");
+        final ShardingSerializer serializer = new ShardingSerializer();
+        for (Class<?> c : RegionProtocol.Wire.class.getPermittedSubclasses()) {
+            register(builder, c, serializer);
+        }
+        return builder;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void register(SerializerRegistry.Builder builder, Class<?> type, ShardingSerializer serializer) {
+        builder.register((Class) type, (dev.troupe.remote.Serializer) serializer);
     }
 
     /**
      * @param system an actor system whose cluster is started
      * @return its sharding (created on first use)
-     * @throws IllegalStateException if no cluster runs for the system
+     * @throws IllegalStateException if no cluster runs for the system, or if it runs over the
+     *         remote transport and its serializers lack {@link #registerSerializer sharding's}
      */
     public static ClusterSharding get(ActorSystem system) {
         Objects.requireNonNull(system, "system");
-        Cluster.get(system); // fails with a clear message before the extension is created
+        // fail with a clear message before the extension is created
+        final RemoteTransport remote = remoteOf(Cluster.get(system).transport());
+        if (remote != null) {
+            serializerOf(remote.settings().serializers());
+        }
         return system.extension(ClusterSharding.class, ClusterSharding::new);
     }
 
@@ -105,6 +183,9 @@ public final class ClusterSharding {
             final Behavior<Object> behavior = Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
                 new ShardRegion(ctx, timers, cluster, (Entity<Object, Object>) (Entity<?, ?>) entity, handle, key)));
             handle.region = system.systemActorOf(behavior, "sharding-" + name, Props.empty());
+            if (remote != null) {
+                publish(remote, handle.region, entity.typeKey());
+            }
             Receptionist.get(system).register(key, handle.region);
             cluster.registerLeaveHook(self -> {
                 final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -169,9 +250,28 @@ public final class ClusterSharding {
         return handle;
     }
 
-    /** The receptionist key under which every node's region of a type registers. */
+    /**
+     * Makes a region reachable from the other nodes for the regions' own messages only; a peer's
+     * message of another class is dropped by the transport ({@code type-mismatch}).
+     */
+    @SuppressWarnings("unchecked")
+    private static void publish(RemoteTransport remote, ActorRef<Object> region, EntityTypeKey<?> typeKey) {
+        final List<Class<?>> missing = remote.settings().serializers().unserializableTypes(typeKey.messageClass());
+        if (!missing.isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, "entity type '" + typeKey.name() + "' has messages of " + typeKey.messageClass().getName()
+                + " but the remote transport has no serializer for " + missing + "; such messages to entities on other nodes will be"
+                + " dead letters serialization-failed");
+        }
+        remote.publish((ActorRef<RegionProtocol.Wire>) (ActorRef<?>) region, RegionProtocol.Wire.class);
+    }
+
+    /**
+     * The receptionist key under which every node's region of a type registers: typed with the
+     * regions' wire messages, so the ref another node receives accepts only those.
+     */
+    @SuppressWarnings("unchecked")
     static ServiceKey<Object> serviceKey(String typeName) {
-        return ServiceKey.create(Object.class, "troupe-sharding-" + typeName);
+        return (ServiceKey<Object>) (ServiceKey<?>) ServiceKey.create(RegionProtocol.Wire.class, "troupe-sharding-" + typeName);
     }
 
     @Override

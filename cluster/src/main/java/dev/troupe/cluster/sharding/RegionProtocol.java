@@ -24,13 +24,21 @@ final class RegionProtocol {
     }
 
     /**
+     * The messages that cross the wire between regions ({@link ShardingSerializer}): the class each
+     * region is published with on the remote transport, so a peer's message of any other class is
+     * dropped ({@code type-mismatch}) before it reaches the region.
+     */
+    sealed interface Wire permits EntityEnvelope, AcquireShards, ShardsReleased, Leaving, LeavingSeen {
+    }
+
+    /**
      * A message for an entity, from an entity ref to its region or between regions.
      *
      * @param entityId the entity
      * @param message the entity's message
      * @param hops how many times regions have forwarded it to another node so far
      */
-    record EntityEnvelope(String entityId, Object message, int hops) {
+    record EntityEnvelope(String entityId, Object message, int hops) implements Wire {
     }
 
     /**
@@ -56,7 +64,7 @@ final class RegionProtocol {
      * @param shards the shards
      * @param epochs the sender's attempt of each, echoed in the answer
      */
-    record AcquireShards(Address from, ActorRef<Object> replyTo, int[] shards, long[] epochs) {
+    record AcquireShards(Address from, ActorRef<Object> replyTo, int[] shards, long[] epochs) implements Wire {
         @Override
         public String toString() {
             return "AcquireShards(" + from + ", " + shards.length + " shards " + Arrays.toString(Arrays.copyOf(shards, Math.min(8, shards.length))) + ")";
@@ -70,7 +78,7 @@ final class RegionProtocol {
      * @param shards the shards
      * @param epochs the attempts answered
      */
-    record ShardsReleased(Address from, int[] shards, long[] epochs) {
+    record ShardsReleased(Address from, int[] shards, long[] epochs) implements Wire {
         @Override
         public String toString() {
             return "ShardsReleased(" + from + ", " + shards.length + " shards)";
@@ -83,7 +91,7 @@ final class RegionProtocol {
      * @param from the leaving node
      * @param replyTo its region
      */
-    record Leaving(Address from, ActorRef<Object> replyTo) {
+    record Leaving(Address from, ActorRef<Object> replyTo) implements Wire {
     }
 
     /**
@@ -91,7 +99,7 @@ final class RegionProtocol {
      *
      * @param from the node that sees the leave
      */
-    record LeavingSeen(Address from) {
+    record LeavingSeen(Address from) implements Wire {
     }
 
     /** The cluster is leaving: hand off every shard, then complete the future. */

@@ -78,6 +78,8 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
 
     /** Entities compared when the active-entity limit picks one to passivate. */
     private static final int LRU_SAMPLES = 32;
+    /** Shards per request or answer message: 12 bytes each on the wire, so 2,048 take 24 KiB, within a remote frame (256 KiB by default). */
+    private static final int MAX_BATCH = 2048;
     /** How often unanswered requests are sent again (a network may have dropped them). */
     private static final long RETRY_NANOS = 1_000_000_000L;
 
@@ -127,6 +129,7 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
     private final Cluster cluster;
     private final RegionHandle handle;
     private final EntityTypeKey<Object> typeKey;
+    private final Class<?> messageClass;
     private final ShardingMessageExtractor<Object, Object> extractor;
     private final Function<EntityContext<Object>, Behavior<Object>> factory;
     private final Props entityProps;
@@ -179,6 +182,7 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
         this.cluster = cluster;
         this.handle = handle;
         this.typeKey = entity.typeKey();
+        this.messageClass = typeKey.messageClass();
         this.extractor = entity.messageExtractor();
         this.factory = entity.createBehavior();
         this.entityProps = entity.entityProps();
@@ -288,6 +292,12 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
         final Object m = env.message();
         if (id == null || id.isEmpty() || m == null) {
             handle.rejected++;
+            return;
+        }
+        if (!messageClass.isInstance(m)) {
+            // From another node, whose serializers made a message of another class than the entity type's
+            handle.rejected++;
+            deadLetters.publish(m, self.path(), DeadLetterReason.TYPE_MISMATCH);
             return;
         }
         final int shard = shardOf(id);
@@ -838,7 +848,10 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
         if (now != null) {
             final ActorRef<Object> to = regionRef(from) != null ? regionRef(from) : a.replyTo();
             if (to != null) {
-                to.tell(new ShardsReleased(selfAddress, Arrays.copyOf(now.shards, now.size), Arrays.copyOf(now.epochs, now.size)));
+                for (int i = 0; i < now.size; i += MAX_BATCH) {
+                    final int end = Math.min(now.size, i + MAX_BATCH);
+                    to.tell(new ShardsReleased(selfAddress, Arrays.copyOfRange(now.shards, i, end), Arrays.copyOfRange(now.epochs, i, end)));
+                }
             }
         }
     }
@@ -963,7 +976,10 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
                 final Peer p = members.get(e.getKey());
                 if (to != null && p != null && p.reachable()) {
                     final Batch b = e.getValue();
-                    to.tell(new AcquireShards(selfAddress, self, Arrays.copyOf(b.shards, b.size), Arrays.copyOf(b.epochs, b.size)));
+                    for (int from = 0; from < b.size; from += MAX_BATCH) {
+                        final int to2 = Math.min(b.size, from + MAX_BATCH);
+                        to.tell(new AcquireShards(selfAddress, self, Arrays.copyOfRange(b.shards, from, to2), Arrays.copyOfRange(b.epochs, from, to2)));
+                    }
                 }
                 // else: sent when its region appears or it is reachable again, or at the next retry
             }
@@ -974,7 +990,10 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
                 final ActorRef<Object> to = regionRef(e.getKey());
                 if (to != null) {
                     final Batch b = e.getValue();
-                    to.tell(new ShardsReleased(selfAddress, Arrays.copyOf(b.shards, b.size), Arrays.copyOf(b.epochs, b.size)));
+                    for (int from = 0; from < b.size; from += MAX_BATCH) {
+                        final int to2 = Math.min(b.size, from + MAX_BATCH);
+                        to.tell(new ShardsReleased(selfAddress, Arrays.copyOfRange(b.shards, from, to2), Arrays.copyOfRange(b.epochs, from, to2)));
+                    }
                 }
                 // else: the requester asks again, and is answered then
             }
