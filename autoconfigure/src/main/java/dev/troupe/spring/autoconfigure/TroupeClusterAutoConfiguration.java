@@ -21,6 +21,7 @@ import dev.troupe.spring.cluster.TroupeClusterMetrics;
 import dev.troupe.spring.cluster.sharding.TroupeShardingMetrics;
 import dev.troupe.spring.cluster.sharding.TroupeShardingReport;
 import dev.troupe.cluster.sharding.ClusterSharding;
+import dev.troupe.cluster.sharding.ShardingMetrics;
 import dev.troupe.spring.diagnostics.InvalidTroupePropertyException;
 import dev.troupe.spring.diagnostics.TroupeConfigurationException;
 import dev.troupe.spring.endpoint.TroupeEndpointContributor;
@@ -45,6 +46,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 import java.net.InetSocketAddress;
+import java.util.Collection;
+import java.util.List;
+import java.util.function.Supplier;
 import java.util.Locale;
 
 /**
@@ -119,13 +123,14 @@ public class TroupeClusterAutoConfiguration {
     static class Membership {
 
         /**
-         * The cluster's serializer, when the application declares no registry of its own (one
-         * that it declares must include it: {@link #troupeClusterTransport} checks).
+         * The cluster's and sharding's serializers, when the application declares no registry of
+         * its own (one that it declares must include them: {@link #troupeClusterTransport} and
+         * {@link Sharding#troupeClusterSharding} check).
          */
         @Bean
         @ConditionalOnMissingBean
         SerializerRegistry troupeClusterSerializers() {
-            return RemoteClusterTransport.registerSerializer(SerializerRegistry.builder()).build();
+            return ClusterSharding.registerSerializer(RemoteClusterTransport.registerSerializer(SerializerRegistry.builder())).build();
         }
 
         @Bean
@@ -278,12 +283,36 @@ public class TroupeClusterAutoConfiguration {
         @Configuration(proxyBeanMethods = false)
         static class Sharding {
 
-            /** Checks the {@code troupe.cluster.sharding.*} defaults first, so a bad one fails startup naming it. */
+            /**
+             * Lazy: created by the first {@code @TroupeEntity} bean or injection point, so an
+             * application on the cluster that shards nothing needs no sharding serializers. Checks
+             * the {@code troupe.cluster.sharding.*} defaults first, so a bad one fails startup naming it.
+             */
             @Bean
+            @Lazy
             @ConditionalOnMissingBean
-            ClusterSharding troupeClusterSharding(ActorSystem system, Cluster cluster, TroupeClusterProperties p) {
+            ClusterSharding troupeClusterSharding(Cluster cluster, TroupeClusterProperties p) {
                 EntityBeanRegistrar.validate(p.getSharding());
-                return ClusterSharding.get(cluster.system());
+                try {
+                    return ClusterSharding.get(cluster.system());
+                } catch (IllegalStateException e) {
+                    throw new TroupeConfigurationException("The application's SerializerRegistry bean does not carry cluster sharding's"
+                        + " messages (entity envelopes, shard hand-offs), so shard regions could not talk: " + e.getMessage(),
+                        "Build the SerializerRegistry bean from ClusterSharding.registerSerializer(RemoteClusterTransport.registerSerializer("
+                            + "SerializerRegistry.builder())) and register the application's serializers on it, on every node.", e);
+                }
+            }
+
+            /** The regions of the ClusterSharding bean once something created it; none before, without creating it. */
+            static Supplier<Collection<ShardingMetrics>> regions(ConfigurableListableBeanFactory beanFactory) {
+                return () -> {
+                    for (String name : beanFactory.getBeanNamesForType(ClusterSharding.class, true, false)) {
+                        if (beanFactory.containsSingleton(name)) {
+                            return beanFactory.getBean(name, ClusterSharding.class).metrics();
+                        }
+                    }
+                    return List.of();
+                };
             }
 
             @Configuration(proxyBeanMethods = false)
@@ -293,15 +322,18 @@ public class TroupeClusterAutoConfiguration {
 
                 @Bean
                 @ConditionalOnMissingBean
-                TroupeShardingMetrics troupeShardingMetrics(ClusterSharding sharding, ActorSystem system) {
-                    return new TroupeShardingMetrics(sharding, system.name());
+                TroupeShardingMetrics troupeShardingMetrics(ConfigurableListableBeanFactory beanFactory, ActorSystem system) {
+                    return new TroupeShardingMetrics(regions(beanFactory), system.name());
                 }
 
-                /** Entity types initialized after the registry was bound get their meters on each refresh of the actor meters. */
+                /** Entity types initialized after the registry was bound get their meters now and on each refresh of the actor meters. */
                 @Bean
                 static SmartInitializingSingleton troupeShardingMetricsRefresh(ObjectProvider<TroupeMetrics> metrics,
                                                                               ObjectProvider<TroupeShardingMetrics> sharding) {
-                    return () -> metrics.ifAvailable(m -> sharding.ifAvailable(s -> m.addRefreshHook(s::refresh)));
+                    return () -> sharding.ifAvailable(s -> {
+                        s.refresh();
+                        metrics.ifAvailable(m -> m.addRefreshHook(s::refresh));
+                    });
                 }
             }
 
@@ -311,8 +343,8 @@ public class TroupeClusterAutoConfiguration {
 
                 @Bean
                 @ConditionalOnMissingBean(name = "troupeShardingReport")
-                TroupeEndpointContributor troupeShardingReport(ClusterSharding sharding, Cluster cluster) {
-                    return new TroupeShardingReport(sharding, cluster);
+                TroupeEndpointContributor troupeShardingReport(ConfigurableListableBeanFactory beanFactory, Cluster cluster) {
+                    return new TroupeShardingReport(regions(beanFactory), cluster);
                 }
             }
         }

@@ -1,6 +1,5 @@
 package dev.troupe.spring.cluster.sharding;
 
-import dev.troupe.cluster.sharding.ClusterSharding;
 import dev.troupe.cluster.sharding.ShardingMetrics;
 import dev.troupe.spring.metrics.TroupeMeter;
 import dev.troupe.spring.metrics.TroupeMetrics;
@@ -11,11 +10,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -30,16 +31,16 @@ public final class TroupeShardingMetrics implements MeterBinder {
     /** Tag key of an entity type's name. */
     public static final String TAG_TYPE = "type";
 
-    private final ClusterSharding sharding;
+    private final Supplier<? extends Collection<? extends ShardingMetrics>> regions;
     private final Tags systemTags;
     private final List<Bound> bound = new CopyOnWriteArrayList<>();
 
     /**
-     * @param sharding this node's sharding
+     * @param regions this node's shard regions now (such as {@code ClusterSharding.metrics()}), read on each refresh
      * @param systemName the actor system's name, for the {@code system} tag
      */
-    public TroupeShardingMetrics(ClusterSharding sharding, String systemName) {
-        this.sharding = sharding;
+    public TroupeShardingMetrics(Supplier<? extends Collection<? extends ShardingMetrics>> regions, String systemName) {
+        this.regions = regions;
         this.systemTags = Tags.of(TroupeMetrics.TAG_SYSTEM, systemName);
     }
 
@@ -66,7 +67,7 @@ public final class TroupeShardingMetrics implements MeterBinder {
         }
 
         synchronized void refresh() {
-            for (ShardingMetrics m : sharding.metrics()) {
+            for (ShardingMetrics m : regions.get()) {
                 if (types.add(m.typeName())) {
                     bind(m);
                 }

@@ -2,16 +2,17 @@ package dev.troupe.spring.cluster.sharding;
 
 import dev.troupe.cluster.Address;
 import dev.troupe.cluster.Cluster;
-import dev.troupe.cluster.sharding.ClusterSharding;
 import dev.troupe.cluster.sharding.ShardingMetrics;
 import dev.troupe.spring.endpoint.TroupeEndpointContributor;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * The {@code sharding} section of the {@code troupe} endpoint ({@code /actuator/troupe/sharding}):
@@ -24,15 +25,15 @@ public class TroupeShardingReport implements TroupeEndpointContributor {
     /** How many of this node's shards the report lists, largest first. */
     public static final int LARGEST_SHARDS = 10;
 
-    private final ClusterSharding sharding;
+    private final Supplier<? extends Collection<? extends ShardingMetrics>> regions;
     private final Cluster cluster;
 
     /**
-     * @param sharding this node's sharding
-     * @param cluster its cluster
+     * @param regions this node's shard regions now (such as {@code ClusterSharding.metrics()})
+     * @param cluster the cluster
      */
-    public TroupeShardingReport(ClusterSharding sharding, Cluster cluster) {
-        this.sharding = sharding;
+    public TroupeShardingReport(Supplier<? extends Collection<? extends ShardingMetrics>> regions, Cluster cluster) {
+        this.regions = regions;
         this.cluster = cluster;
     }
 
@@ -46,7 +47,7 @@ public class TroupeShardingReport implements TroupeEndpointContributor {
         final List<EntityTypeInfo> types = new ArrayList<>();
         int entities = 0;
         int shards = 0;
-        for (ShardingMetrics m : sharding.metrics()) {
+        for (ShardingMetrics m : regions.get()) {
             types.add(info(m));
             entities += m.activeEntities();
             shards += m.hostedShards();

@@ -3,6 +3,8 @@ package dev.troupe.spring.cluster.sharding;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.cluster.Cluster;
+import dev.troupe.cluster.RemoteClusterTransport;
+import dev.troupe.remote.SerializerRegistry;
 import dev.troupe.cluster.sharding.ClusterSharding;
 import dev.troupe.cluster.sharding.EntityContext;
 import dev.troupe.cluster.sharding.EntityRef;
@@ -58,7 +60,7 @@ class TroupeShardingAutoConfigurationTests {
             TroupeMetricsAutoConfiguration.class, TroupeHealthAutoConfiguration.class, TroupeEndpointAutoConfiguration.class,
             TroupeClusterAutoConfiguration.class))
         .withPropertyValues("troupe.default-dispatcher.threads=1", "troupe.daemon-threads=true",
-            "management.endpoints.web.exposure.include=troupe");
+            "troupe.metrics.refresh-interval=200ms", "management.endpoints.web.exposure.include=troupe");
 
     private static final String[] CLUSTER = {"troupe.remote.enabled=true", "troupe.remote.bind-port=0", "troupe.remote.secret=" + SECRET,
         "troupe.cluster.enabled=true", "troupe.cluster.discovery-interval=300ms", "troupe.cluster.leave-timeout=5s",
@@ -163,6 +165,30 @@ class TroupeShardingAutoConfigurationTests {
             .doesNotHaveBean(TroupeShardingMetrics.class).doesNotHaveBean(TroupeShardingReport.class));
     }
 
+    @Test
+    void aClusterThatShardsNothingNeedsNoShardingSerializers() {
+        runner.withUserConfiguration(ClusterOnlySerializers.class).withPropertyValues(CLUSTER).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(Cluster.class);
+            final TroupeShardingReport.ShardingInfo info = (TroupeShardingReport.ShardingInfo) context.getBean(TroupeEndpoint.class)
+                .section("sharding", null, null);
+            assertThat(info.entityTypes()).isEmpty();
+            assertThat(context.getBean(MeterRegistry.class).find("troupe.cluster.sharding.entities").meters()).isEmpty();
+        });
+    }
+
+    @Test
+    void anEntityBeanWithoutShardingSerializersShouldFailWithAdvice() {
+        runner.withUserConfiguration(ClusterOnlySerializers.class, ContextEntities.class).withPropertyValues(CLUSTER).run(context -> {
+            assertThat(context).hasFailed();
+            final StringBuilder messages = new StringBuilder();
+            for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
+                messages.append(t.getMessage()).append('\n');
+            }
+            assertThat(messages.toString()).contains("does not carry cluster sharding's messages")
+                .contains("ClusterSharding.registerSerializer(RemoteClusterTransport.registerSerializer(");
+        });
+    }
+
     // ---------------------------------------------------------------- misuse, reported at startup
 
     @Test
@@ -228,6 +254,15 @@ class TroupeShardingAutoConfigurationTests {
         @TroupeEntity(name = "Tally", stopMessage = Tally.Stop.class)
         Function<EntityContext<Tally.Command>, Behavior<Tally.Command>> tally() {
             return ctx -> Tally.create(ctx.entityId(), STOPS);
+        }
+    }
+
+    /** A registry with the cluster's serializer only, as an application written before sharding has. */
+    @Configuration(proxyBeanMethods = false)
+    static class ClusterOnlySerializers {
+        @Bean
+        SerializerRegistry serializers() {
+            return RemoteClusterTransport.registerSerializer(SerializerRegistry.builder()).build();
         }
     }
 
