@@ -20,10 +20,24 @@ final class PekkoNode implements AutoCloseable {
     final ActorSystem<Void> system;
 
     PekkoNode() {
+        this(null);
+    }
+
+    /**
+     * A node of a multi-node cluster in this JVM (Artery on loopback TCP between the systems,
+     * messages through {@link PekkoBenchSerializer}); {@code seed} null: it joins itself.
+     *
+     * @param seed the node to join, or null
+     */
+    PekkoNode(org.apache.pekko.actor.Address seed) {
         final Config config = ConfigFactory.parseString(String.join("\n",
             "pekko.actor.provider = cluster",
             "pekko.remote.artery.canonical.hostname = 127.0.0.1",
             "pekko.remote.artery.canonical.port = 0",
+            "pekko.actor.serializers.bench = \"dev.troupe.benchmarks.sharding.PekkoBenchSerializer\"",
+            "pekko.actor.serialization-bindings.\"dev.troupe.benchmarks.sharding.ShardedMessaging$PekkoSide$Ping\" = bench",
+            "pekko.actor.serialization-bindings.\"dev.troupe.benchmarks.sharding.ShardedMessaging$PekkoSide$Get\" = bench",
+            "pekko.actor.serialization-bindings.\"dev.troupe.benchmarks.sharding.ShardedMessaging$PekkoSide$Pong\" = bench",
             "pekko.cluster.jmx.enabled = off",
             "pekko.cluster.sharding.passivation.strategy = none",
             "pekko.cluster.sharding.number-of-shards = 1000",
@@ -31,11 +45,32 @@ final class PekkoNode implements AutoCloseable {
             "pekko.log-dead-letters = off")).withFallback(ConfigFactory.load());
         system = ActorSystem.create(Behaviors.empty(), "bench", config);
         final Cluster cluster = Cluster.get(system);
-        cluster.manager().tell(Join.create(cluster.selfMember().address()));
+        cluster.manager().tell(Join.create(seed != null ? seed : cluster.selfMember().address()));
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (cluster.selfMember().status() != MemberStatus.up()) {
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException("the Pekko node did not come up");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Waits until this node sees {@code n} members up. */
+    void awaitUp(int n) {
+        final Cluster cluster = Cluster.get(system);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            int up = 0;
+            for (org.apache.pekko.cluster.Member m : cluster.state().getMembers()) {
+                if (m.status() == MemberStatus.up()) {
+                    up++;
+                }
+            }
+            if (up >= n) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the Pekko cluster did not form: " + cluster.state());
             }
             Thread.onSpinWait();
         }

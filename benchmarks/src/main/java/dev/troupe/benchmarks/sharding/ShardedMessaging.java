@@ -22,20 +22,26 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code ask}: {@code senders} clients each keep {@code window} asks in flight
  *       ({@code entityRef.ask(replyTo -> new Get(replyTo), timeout)}), the next issued when
  *       one completes. Counted: completed asks per second.</li>
+ *   <li>{@code start}: the entity start rate: the same senders as {@code tell}, each telling one
+ *       message to each of its share of entities never used before (every round new ids), so
+ *       each message starts an entity (and, for Pekko, each new shard asks its coordinator for a
+ *       home first). Counted: entities started and answered per second.</li>
  * </ul>
  *
  * <p>Layouts: {@code single}, one node that hosts every shard (for Pekko a one-node cluster
  * over Artery, joined to itself: nothing is serialized, as for Troupe); {@code three}, three
  * Troupe nodes in this JVM over the in-memory network (two thirds of the messages go to another
- * node's region, by direct ref, without serialization; Troupe only, because Pekko's nodes in one
- * JVM would talk over loopback TCP: the three-node comparison over the network comes with the
- * remote transport). Each run warms up with two rounds of a quarter of the messages, then
+ * node's region, by direct ref, without serialization; Troupe only); {@code three-remote}, three
+ * nodes in this JVM over their real transports on loopback TCP, for both (Troupe's
+ * {@code RemoteTransport} with {@link BenchSerializers}, Pekko's Artery TCP with
+ * {@link PekkoBenchSerializer}; two thirds of the messages and their answers cross a socket,
+ * serialized). Each run warms up with two rounds of a quarter of the messages, then
  * measures one round: messages per second, and the bytes every thread of the JVM allocated
  * during it per message ({@code com.sun.management.ThreadMXBean#getTotalThreadAllocatedBytes}).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.troupe.benchmarks.sharding.ShardedMessaging \
- *      [--modes tell,ask] [--systems troupe,pekko] [--layout single|three] [--entities 1000] \
+ *      [--modes tell,ask,start] [--systems troupe,pekko] [--layout single|three|three-remote] [--entities 1000] \
  *      [--senders 4] [--window 64] [--messages 2000000] [--runs 3]
  * </pre>
  */
@@ -60,7 +66,7 @@ public final class ShardedMessaging {
             final int window = Integer.parseInt(args[6]);
             final int messages = Integer.parseInt(args[7]);
             final double rate = system.equals("troupe") ? TroupeSide.run(mode, layout, entities, senders, window, messages)
-                : PekkoSide.run(mode, entities, senders, window, messages);
+                : PekkoSide.run(mode, layout, entities, senders, window, messages);
             System.out.println("RESULT " + rate + " " + LAST_BYTES_PER_MESSAGE[0]);
             System.exit(0);
         }
@@ -85,12 +91,12 @@ public final class ShardedMessaging {
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        if (!layout.equals("single") && !layout.equals("three")) {
-            throw new IllegalArgumentException("--layout is single or three: " + layout);
+        if (!layout.equals("single") && !layout.equals("three") && !layout.equals("three-remote")) {
+            throw new IllegalArgumentException("--layout is single, three or three-remote: " + layout);
         }
         final List<String> used = new ArrayList<>(systems);
         if (layout.equals("three") && used.remove("pekko")) {
-            System.out.println("(layout three is Troupe only: see the class comment)");
+            System.out.println("(layout three is Troupe only: see the class comment; three-remote has both)");
         }
         System.out.printf(Locale.ROOT, "Sharded messaging, layout %s: %,d entities, %d senders x window %d, %,d messages per run, %d runs, %d processors, %s%n",
             layout, entities, senders, window, messages, runs, Runtime.getRuntime().availableProcessors(), System.getProperty("java.runtime.version"));
@@ -137,6 +143,12 @@ public final class ShardedMessaging {
     private interface RoundRunner {
         /** Sends {@code messages} in all and returns once every one is answered. */
         void run(int messages) throws Exception;
+    }
+
+    /** Each sender's share of fresh entities: the senders visit it with stride 7, so it must not be a multiple of 7. */
+    static int startSlice(int total, int senders) {
+        final int slice = Math.max(1, total / senders);
+        return slice % 7 == 0 ? slice + 1 : slice;
     }
 
     private static void await(CountDownLatch done, String what) throws InterruptedException {
@@ -261,8 +273,8 @@ public final class ShardedMessaging {
 
         @SuppressWarnings("unchecked")
         static double run(String mode, String layout, int entities, int senders, int window, int messages) throws Exception {
-            final int n = layout.equals("three") ? 3 : 1;
-            try (TroupeNodes nodes = new TroupeNodes(n)) {
+            final int n = layout.startsWith("three") ? 3 : 1;
+            try (TroupeNodes nodes = new TroupeNodes(n, layout.equals("three-remote"))) {
                 for (dev.troupe.actor.ActorSystem s : nodes.systems) {
                     dev.troupe.cluster.sharding.ClusterSharding.get(s).init(
                         dev.troupe.cluster.sharding.Entity.of(KEY, ctx -> entity()).withoutPassivation());
@@ -274,6 +286,23 @@ public final class ShardedMessaging {
                     for (int e = 0; e < entities; e++) {
                         refs[i][e] = sharding.entityRefFor(KEY, "entity-" + e);
                     }
+                }
+                if (mode.equals("start")) {
+                    final int[] round = {0};
+                    return rounds(messages, total -> {
+                        final int r = round[0]++;
+                        final int slice = startSlice(total, senders);
+                        final CountDownLatch done = new CountDownLatch(senders);
+                        for (int i = 0; i < senders; i++) {
+                            final dev.troupe.cluster.sharding.ClusterSharding sharding = dev.troupe.cluster.sharding.ClusterSharding.get(nodes.systems.get(i % n));
+                            final dev.troupe.cluster.sharding.EntityRef<Cmd>[] fresh = new dev.troupe.cluster.sharding.EntityRef[slice];
+                            for (int e = 0; e < slice; e++) {
+                                fresh[e] = sharding.entityRefFor(KEY, "fresh-" + r + "-" + i + "-" + e);
+                            }
+                            nodes.systems.get(i % n).spawn(sender(fresh, window, 0), "starter-" + r + "-" + i).tell(new Go(slice, done));
+                        }
+                        await(done, "start round");
+                    });
                 }
                 if (mode.equals("tell")) {
                     final List<dev.troupe.actor.ActorRef<Object>> actors = new ArrayList<>();
@@ -382,22 +411,65 @@ public final class ShardedMessaging {
         }
 
         @SuppressWarnings("unchecked")
-        static double run(String mode, int entities, int senders, int window, int messages) throws Exception {
-            try (PekkoNode node = new PekkoNode()) {
-                final org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding sharding =
-                    org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.get(node.system);
-                sharding.init(org.apache.pekko.cluster.sharding.typed.javadsl.Entity.of(KEY, ctx -> entity()));
+        static double run(String mode, String layout, int entities, int senders, int window, int messages) throws Exception {
+            final int n = layout.equals("three-remote") ? 3 : 1;
+            final List<PekkoNode> nodes = new ArrayList<>();
+            try {
+                nodes.add(new PekkoNode());
+                for (int i = 1; i < n; i++) {
+                    nodes.add(new PekkoNode(org.apache.pekko.cluster.typed.Cluster.get(nodes.get(0).system).selfMember().address()));
+                }
+                for (PekkoNode node : nodes) {
+                    node.awaitUp(n);
+                    org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.get(node.system)
+                        .init(org.apache.pekko.cluster.sharding.typed.javadsl.Entity.of(KEY, ctx -> entity()));
+                }
+                return run(mode, nodes, entities, senders, window, messages);
+            } finally {
+                for (PekkoNode node : nodes) {
+                    node.close();
+                }
+            }
+        }
+
+        @SuppressWarnings("unchecked")
+        private static double run(String mode, List<PekkoNode> nodes, int entities, int senders, int window, int messages) throws Exception {
+            final int n = nodes.size();
+            {
                 final org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef<Cmd>[][] refs =
                     new org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef[senders][entities];
                 for (int i = 0; i < senders; i++) {
+                    final org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding sharding =
+                        org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.get(nodes.get(i % n).system);
                     for (int e = 0; e < entities; e++) {
                         refs[i][e] = sharding.entityRefFor(KEY, "entity-" + e);
                     }
                 }
+                if (mode.equals("start")) {
+                    final int[] round = {0};
+                    return rounds(messages, total -> {
+                        final int r = round[0]++;
+                        final int slice = startSlice(total, senders);
+                        final CountDownLatch done = new CountDownLatch(senders);
+                        for (int i = 0; i < senders; i++) {
+                            final PekkoNode node = nodes.get(i % n);
+                            final org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding sharding =
+                                org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.get(node.system);
+                            final org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef<Cmd>[] fresh =
+                                new org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef[slice];
+                            for (int e = 0; e < slice; e++) {
+                                fresh[e] = sharding.entityRefFor(KEY, "fresh-" + r + "-" + i + "-" + e);
+                            }
+                            node.system.systemActorOf(sender(fresh, window, 0), "starter-" + r + "-" + i,
+                                org.apache.pekko.actor.typed.Props.empty()).tell(new Go(slice, done));
+                        }
+                        await(done, "start round");
+                    });
+                }
                 if (mode.equals("tell")) {
                     final List<org.apache.pekko.actor.typed.ActorRef<Object>> actors = new ArrayList<>();
                     for (int i = 0; i < senders; i++) {
-                        actors.add(node.system.systemActorOf(sender(refs[i], window, (i * entities) / senders), "sender-" + i,
+                        actors.add(nodes.get(i % n).system.systemActorOf(sender(refs[i], window, (i * entities) / senders), "sender-" + i,
                             org.apache.pekko.actor.typed.Props.empty()));
                     }
                     return rounds(messages, total -> {

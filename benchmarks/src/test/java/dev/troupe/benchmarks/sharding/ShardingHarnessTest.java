@@ -17,12 +17,28 @@ class ShardingHarnessTest {
         assertTrue(ShardedMessaging.TroupeSide.run("tell", "single", 50, 2, 8, 4_000) > 0);
         assertTrue(ShardedMessaging.TroupeSide.run("ask", "single", 50, 2, 8, 4_000) > 0);
         assertTrue(ShardedMessaging.TroupeSide.run("tell", "three", 50, 3, 8, 6_000) > 0);
+        assertTrue(ShardedMessaging.TroupeSide.run("start", "single", 50, 2, 8, 4_000) > 0);
+    }
+
+    @Test
+    void troupeOverTheRemoteTransportRoundsComplete() throws Exception {
+        assertTrue(ShardedMessaging.TroupeSide.run("tell", "three-remote", 50, 3, 8, 6_000) > 0);
+        assertTrue(ShardedMessaging.TroupeSide.run("ask", "three-remote", 50, 3, 8, 6_000) > 0);
+        assertTrue(ShardedMessaging.TroupeSide.run("start", "three-remote", 50, 3, 8, 6_000) > 0);
+    }
+
+    @Test
+    void pekkoOverArteryRoundsComplete() throws Exception {
+        assertTrue(ShardedMessaging.PekkoSide.run("tell", "three-remote", 50, 3, 8, 6_000) > 0);
+        assertTrue(ShardedMessaging.PekkoSide.run("ask", "three-remote", 50, 3, 8, 6_000) > 0);
+        assertTrue(ShardedMessaging.PekkoSide.run("start", "three-remote", 50, 3, 8, 6_000) > 0);
     }
 
     @Test
     void pekkoTellAndAskRoundsComplete() throws Exception {
-        assertTrue(ShardedMessaging.PekkoSide.run("tell", 50, 2, 8, 4_000) > 0);
-        assertTrue(ShardedMessaging.PekkoSide.run("ask", 50, 2, 8, 4_000) > 0);
+        assertTrue(ShardedMessaging.PekkoSide.run("tell", "single", 50, 2, 8, 4_000) > 0);
+        assertTrue(ShardedMessaging.PekkoSide.run("ask", "single", 50, 2, 8, 4_000) > 0);
+        assertTrue(ShardedMessaging.PekkoSide.run("start", "single", 50, 2, 8, 4_000) > 0);
     }
 
     @Test

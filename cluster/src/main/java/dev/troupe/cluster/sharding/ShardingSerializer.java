@@ -53,8 +53,8 @@ import java.nio.charset.StandardCharsets;
  * message a dead letter {@code serialization-failed} and keeps the connection.
  *
  * <p>Cost: writing an envelope allocates nothing (the entity id is encoded char by char, a
- * manifest's bytes are cached per class); reading one allocates the envelope, the entity id and
- * the user's message. The control messages allocate freely (rare). Thread-safe: the registry is
+ * manifest's bytes are cached per class); reading one allocates the envelope and the user's
+ * message, and the entity id only when it was not read recently (a small cache of ASCII ids). The control messages allocate freely (rare). Thread-safe: the registry is
  * set once, by {@link ClusterSharding#get}, before any region exists.
  */
 final class ShardingSerializer implements Serializer<Wire> {
@@ -79,6 +79,19 @@ final class ShardingSerializer implements Serializer<Wire> {
             return type.getName().getBytes(StandardCharsets.UTF_8);
         }
     };
+
+    /** Slots of the entity id cache, a power of two. */
+    private static final int ID_CACHE_SIZE = 4096;
+    /** Longest id the cache keeps (ASCII only): bounds its memory to about 4096 x (64 + 40) bytes. */
+    private static final int MAX_CACHED_ID_BYTES = 64;
+
+    /**
+     * Recently read entity ids by a hash of their bytes, so reading an envelope for an entity
+     * seen recently allocates no {@code String} (the read path's largest cost otherwise). Written
+     * and read without locks by the I/O threads: a slot holds a whole immutable {@code String} or
+     * null, a race only costs a miss, and a peer that floods it with new ids only causes misses.
+     */
+    private final String[] idCache = new String[ID_CACHE_SIZE];
 
     /** The registry this serializer belongs to, for the user's messages inside envelopes. */
     private volatile SerializerRegistry registry;
@@ -172,7 +185,7 @@ final class ShardingSerializer implements Serializer<Wire> {
                     throw new IllegalArgumentException("envelope with " + hops + " hops and an entity id of " + idBytes + " bytes");
                 }
                 need(p, end, idBytes + 4);
-                final String id = buffer.getStringWithoutLengthUtf8(p, idBytes);
+                final String id = readEntityId(buffer, p, idBytes);
                 p += idBytes;
                 final int sid = buffer.getShort(p, ByteOrder.BIG_ENDIAN) & 0xFFFF;
                 final int manifestBytes = buffer.getShort(p + 2, ByteOrder.BIG_ENDIAN) & 0xFFFF;
@@ -236,6 +249,40 @@ final class ShardingSerializer implements Serializer<Wire> {
             }
             default -> throw new IllegalArgumentException("unknown shard region message kind " + kind);
         }
+    }
+
+    private String readEntityId(DirectBuffer buffer, int p, int n) {
+        if (n <= MAX_CACHED_ID_BYTES) {
+            int h = 0;
+            for (int i = 0; i < n; i++) {
+                final byte b = buffer.getByte(p + i);
+                if (b < 0) {
+                    return buffer.getStringWithoutLengthUtf8(p, n); // not ASCII: not cached
+                }
+                h = 31 * h + b;
+            }
+            final int slot = (h ^ (h >>> 16)) & (ID_CACHE_SIZE - 1);
+            final String cached = idCache[slot];
+            if (cached != null && sameAscii(cached, buffer, p, n)) {
+                return cached;
+            }
+            final String id = buffer.getStringWithoutLengthAscii(p, n);
+            idCache[slot] = id;
+            return id;
+        }
+        return buffer.getStringWithoutLengthUtf8(p, n);
+    }
+
+    private static boolean sameAscii(String s, DirectBuffer buffer, int p, int n) {
+        if (s.length() != n) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            if (s.charAt(i) != buffer.getByte(p + i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private SerializerRegistry registry() {

@@ -31,9 +31,12 @@ final class Books implements Tally.Sink {
     private final AtomicLong processedTotal = new AtomicLong();
     private final AtomicLong deadTotal = new AtomicLong();
     private final Map<String, AtomicLong> deadByReason = new ConcurrentHashMap<>();
+    /** Dead letters of messages to a region that the transport dropped as bytes (outbound-expired, ...): counted, not identified. */
+    private final Map<String, AtomicLong> anonymousByReason = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, String> live = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> startsByNode = new ConcurrentHashMap<>();
     private final Set<String> killed = ConcurrentHashMap.newKeySet();
+    private final Set<String> synced = ConcurrentHashMap.newKeySet();
     private final List<String> violations = new CopyOnWriteArrayList<>();
 
     static long seq(int node, int k) {
@@ -70,6 +73,10 @@ final class Books implements Tally.Sink {
     }
 
     void dead(long seq, String reason) {
+        if (seq < 0) {
+            anonymousByReason.computeIfAbsent(reason, r -> new AtomicLong()).incrementAndGet();
+            return;
+        }
         dead.incrementAndGet((int) seq);
         deadTotal.incrementAndGet();
         deadByReason.computeIfAbsent(reason, r -> new AtomicLong()).incrementAndGet();
@@ -85,6 +92,29 @@ final class Books implements Tally.Sink {
         });
     }
 
+    /**
+     * @return whether a dead letter is a message to a shard region that the remote transport
+     *         dropped from its outbound buffer, where only its size is left (it may be one of ours)
+     */
+    static boolean isAnonymousEnvelope(DeadLetter d) {
+        return d.message().getClass().getSimpleName().equals("UndeliveredRemoteMessage")
+            && d.recipient() != null && d.recipient().toString().contains("/system/sharding-");
+    }
+
+    Map<String, Long> anonymousDeadByReason() {
+        final Map<String, Long> out = new TreeMap<>();
+        anonymousByReason.forEach((k, v) -> out.put(k, v.get()));
+        return out;
+    }
+
+    long anonymousDeadTotal() {
+        long n = 0;
+        for (AtomicLong v : anonymousByReason.values()) {
+            n += v.get();
+        }
+        return n;
+    }
+
     static Long seqOf(Object message) {
         Object m = message;
         if (m instanceof RegionProtocol.EntityEnvelope env) {
@@ -93,6 +123,14 @@ final class Books implements Tally.Sink {
             m = env.message();
         }
         return m instanceof Tally.Add a ? a.seq() : null;
+    }
+
+    void synced(String node) {
+        synced.add(node);
+    }
+
+    boolean isSynced(String node) {
+        return synced.contains(node);
     }
 
     /** The node died: what ran there stopped with it. */

@@ -27,7 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * warm-up. Through entity refs to local entities (one hop, no envelope) and through the region
  * ref with the user's own envelopes: under 0.01 B/message. To an entity on another node, each
  * request costs the one envelope the transport carries (here the in-memory network, which adds
- * nothing of its own).
+ * nothing of its own). Over the real remote transport (two nodes in this JVM on loopback
+ * sockets, the reply told back through a remote ref too), each request costs that envelope on
+ * the sender and the envelope read on the owner (the entity id comes from the serializer's cache
+ * of recent ids): 24 B/message; the transport itself adds nothing.
  */
 class ShardingAllocationTest {
 
@@ -67,6 +70,129 @@ class ShardingAllocationTest {
     void entityRefToARemoteOwnerAllocatesOnlyTheEnvelope() throws Exception {
         // Two messages per round trip (the request and the reply): one 24-byte envelope per request.
         assertThat(measure(Path.REMOTE_OWNER)).isBetween(11.0, 13.0);
+    }
+
+    @Test
+    void entityRefToAnOwnerOverTheRemoteTransportAllocatesOnlyTheEnvelopeAndTheEntityId() throws Exception {
+        // Per round trip (two messages): the 24-byte envelope sent, and on the owner the 24-byte
+        // envelope read (the entity id comes from the serializer's id cache): 24 per message; the
+        // margin covers the transport's rare bookkeeping (heartbeats, timers) over a shorter run.
+        // Paranoid leak detection (on for the other tests) records a stack trace per buffer access:
+        // the detector's allocation, not the transport's, so it is off for this measurement.
+        final io.netty.util.ResourceLeakDetector.Level level = io.netty.util.ResourceLeakDetector.getLevel();
+        io.netty.util.ResourceLeakDetector.setLevel(io.netty.util.ResourceLeakDetector.Level.DISABLED);
+        try {
+            assertThat(measureRemote()).isBetween(20.0, 30.0);
+        } finally {
+            io.netty.util.ResourceLeakDetector.setLevel(level);
+        }
+    }
+
+    private static final dev.troupe.remote.Serializer<Ping> PING = new EnumSerializer<>(220, Ping.INSTANCE);
+    private static final dev.troupe.remote.Serializer<Pong> PONG = new EnumSerializer<>(221, Pong.INSTANCE);
+
+    /** A one-value message: no payload, read back as the constant (allocates nothing). */
+    private record EnumSerializer<T>(int id, T value) implements dev.troupe.remote.Serializer<T> {
+        @Override
+        public int write(T message, org.agrona.MutableDirectBuffer buffer, int offset, RefWriter refs) {
+            return 0;
+        }
+
+        @Override
+        public T read(org.agrona.DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            return value;
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private double measureRemote() throws Exception {
+        final String host = "127.0.0.1";
+        final int[] ports = {dev.troupe.cluster.testkit.ChildJvm.freePort(host), dev.troupe.cluster.testkit.ChildJvm.freePort(host)};
+        final dev.troupe.cluster.discovery.StaticDiscovery discovery =
+            dev.troupe.cluster.discovery.StaticDiscovery.of(host + ":" + ports[0], host + ":" + ports[1]);
+        final List<RemoteNodes.Node> nodes = new ArrayList<>();
+        try {
+            final ActorRef<Msg>[] pingerOnHost = new ActorRef[1];
+            for (int i = 0; i < 2; i++) {
+                final dev.troupe.remote.SerializerRegistry serializers = ClusterSharding.registerSerializer(
+                    dev.troupe.cluster.RemoteClusterTransport.registerSerializer(dev.troupe.remote.SerializerRegistry.builder()))
+                    .register(Ping.class, PING).register(Pong.class, PONG).build();
+                // Quiet membership: no discovery rounds or ticks during the measurement (they allocate, and are not the routing path).
+                final RemoteNodes.Node n = RemoteNodes.start("n" + i, RemoteNodes.remoteSettings(host, ports[i], serializers).build(),
+                    RemoteNodes.clusterSettings(discovery).discoveryInterval(Duration.ofSeconds(60)).tickInterval(Duration.ofSeconds(60))
+                        .roles(i == 1 ? java.util.Set.of("host") : java.util.Set.of()).build(), null, 100);
+                nodes.add(n);
+                final Behavior<Msg> entity = Behaviors.receiveMessage(m -> {
+                    pingerOnHost[0].tell(Pong.INSTANCE);
+                    return Behaviors.same();
+                });
+                n.sharding().init(Entity.of(KEY, ctx -> entity).withoutPassivation().withNumberOfShards(100).withRole("host"));
+            }
+            final List<Cluster> clusters = List.of(nodes.get(0).cluster(), nodes.get(1).cluster());
+            Await.until("both up", InMemoryCluster.WAIT, () -> clusters.get(0).state().reachableUpAddresses().size() == 2
+                && clusters.get(1).state().reachableUpAddresses().size() == 2);
+            final ClusterSharding from = nodes.get(0).sharding();
+            final ClusterSharding host1 = nodes.get(1).sharding();
+            Await.until("every shard hosted", InMemoryCluster.WAIT, () -> host1.metrics(KEY).hostedShards() == 100);
+            final RegionHandle h = (RegionHandle) from.metrics(KEY);
+            Await.until("direct routes to the owner", InMemoryCluster.WAIT, () -> {
+                for (int s = 0; s < 100; s++) {
+                    if (h.routes.get(s) == null) {
+                        return false;
+                    }
+                }
+                return true;
+            });
+            final EntityRef<Msg>[] refs = new EntityRef[ENTITIES];
+            for (int e = 0; e < ENTITIES; e++) {
+                refs[e] = from.entityRefFor(KEY, "entity-" + e);
+            }
+            final Round round = new Round();
+            final int[] next = {0};
+            final ActorRef<Msg> pinger = nodes.get(0).system().spawn(Behaviors.receiveMessage(m -> {
+                final int left = round.remaining - 1;
+                round.remaining = left;
+                if (left > 0) {
+                    final int i = next[0];
+                    next[0] = i + 1 == ENTITIES ? 0 : i + 1;
+                    refs[i].tell(Ping.INSTANCE);
+                } else {
+                    round.done.countDown();
+                }
+                return Behaviors.same();
+            }), "pinger");
+            nodes.get(0).remote().publish(pinger, Msg.class);
+            pingerOnHost[0] = nodes.get(1).remote().actorRef(nodes.get(0).remote().addressOf(pinger), Msg.class);
+            // Fewer messages than in memory: a round trip over loopback TCP takes longer
+            for (int i = 0; i < 3; i++) {
+                runRound(round, pinger, WARMUP / 3);
+            }
+            return countOver(round, pinger, "REMOTE_TRANSPORT", MEASURED / 4);
+        } finally {
+            for (RemoteNodes.Node n : nodes) {
+                n.close();
+            }
+        }
+    }
+
+    private static double countOver(Round round, ActorRef<Msg> pinger, String what, long messages) throws InterruptedException {
+        final Map<Long, Long> before = allocatedByThread();
+        runRound(round, pinger, (int) messages);
+        final Map<Long, Long> after = allocatedByThread();
+        long total = 0;
+        final StringBuilder perThread = new StringBuilder();
+        for (Map.Entry<Long, Long> e : after.entrySet()) {
+            final Long b = before.get(e.getKey());
+            final long delta = e.getValue() - (b == null ? 0 : b);
+            total += delta;
+            if (delta > 0) {
+                perThread.append(e.getKey()).append('=').append(delta).append(' ');
+            }
+        }
+        final double perMessage = (double) total / messages;
+        System.out.println("ShardingAllocationTest(" + what + "): " + total + " bytes over " + messages + " messages = "
+            + perMessage + " B/message; by thread: " + perThread);
+        return perMessage;
     }
 
     @SuppressWarnings("unchecked")

@@ -20,8 +20,11 @@ import java.nio.charset.StandardCharsets;
  */
 final class Tally {
 
-    sealed interface Command permits Add, Get, Stop {
+    sealed interface Command permits Add, Get, Stop, StopAcked {
     }
+
+    /** The checker has recorded this entity's stop (across JVMs, before the entity lets its shard go). */
+    enum StopAcked implements Command { INSTANCE }
 
     /** @param seq the message's unique sequence number */
     record Add(long seq) implements Command {
@@ -43,17 +46,31 @@ final class Tally {
         void stopped(String entityId, String node);
 
         void processed(String entityId, long seq, String node);
+
+        /**
+         * The entity got its stop message. Across JVMs the report must reach the checker before the
+         * shard moves (another node's start report could overtake it on another connection), so a
+         * sink may ask the entity to wait for {@link StopAcked}.
+         *
+         * @return whether the entity waits for {@link StopAcked} before it stops
+         */
+        default boolean stopping(String entityId, String node, ActorRef<Command> self) {
+            stopped(entityId, node);
+            return false;
+        }
     }
 
     /**
      * What a child JVM reports to the checker: an entity's start or stop, a processed message, or
      * a dead letter of one of the test's messages (its reason in {@code text}).
      */
-    record Report(byte kind, String entityId, String text, long seq) {
+    record Report(byte kind, String entityId, String text, long seq, ActorRef<Command> ack) {
         static final byte STARTED = 1;
         static final byte STOPPED = 2;
         static final byte PROCESSED = 3;
         static final byte DEAD = 4;
+        /** Every report the node sent before this one has arrived ({@code text}: the node). */
+        static final byte SYNC = 5;
     }
 
     private Tally() {
@@ -63,6 +80,7 @@ final class Tally {
         return Behaviors.setup(c -> {
             sink.started(entityId, node);
             final long[] count = {0};
+            final boolean[] stopReported = {false};
             return Behaviors.receive((cc, msg) -> {
                 if (msg instanceof Add a) {
                     count[0]++;
@@ -70,11 +88,16 @@ final class Tally {
                 } else if (msg instanceof Get g) {
                     g.replyTo().tell(count[0]);
                 } else if (msg == Stop.INSTANCE) {
+                    stopReported[0] = true;
+                    if (!sink.stopping(entityId, node, cc.self())) {
+                        return Behaviors.stopped();
+                    }
+                } else if (msg == StopAcked.INSTANCE) {
                     return Behaviors.stopped();
                 }
                 return Behaviors.same();
             }, (cc, signal) -> {
-                if (signal instanceof PostStop) {
+                if (signal instanceof PostStop && !stopReported[0]) {
                     sink.stopped(entityId, node);
                 }
                 return Behaviors.same();
@@ -84,7 +107,8 @@ final class Tally {
 
     /** The serializers of this file's messages (ids 210 to 213), added to a registry under construction. */
     static SerializerRegistry.Builder register(SerializerRegistry.Builder b) {
-        return b.register(Add.class, ADD).register(Get.class, GET).register(Stop.class, STOP).register(Report.class, REPORT);
+        return b.register(Add.class, ADD).register(Get.class, GET).register(Stop.class, STOP).register(Report.class, REPORT)
+            .register(StopAcked.class, STOP_ACKED);
     }
 
     static final Serializer<Add> ADD = new Serializer<>() {
@@ -145,6 +169,24 @@ final class Tally {
         }
     };
 
+    static final Serializer<StopAcked> STOP_ACKED = new Serializer<>() {
+        @Override
+        public int id() {
+            return 214;
+        }
+
+        @Override
+        public int write(StopAcked m, MutableDirectBuffer buffer, int offset, RefWriter refs) {
+            return 0;
+        }
+
+        @Override
+        public StopAcked read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            return StopAcked.INSTANCE;
+        }
+    };
+
+    /** kind | seq | ack ref | id length | id | text. */
     static final Serializer<Report> REPORT = new Serializer<>() {
         @Override
         public int id() {
@@ -155,22 +197,24 @@ final class Tally {
         public int write(Report m, MutableDirectBuffer buffer, int offset, RefWriter refs) {
             buffer.putByte(offset, m.kind());
             buffer.putLong(offset + 1, m.seq(), ByteOrder.BIG_ENDIAN);
+            Serializer.writeRef(buffer, offset + 9, m.ack(), Command.class, refs);
             final byte[] id = m.entityId().getBytes(StandardCharsets.UTF_8);
             final byte[] text = m.text().getBytes(StandardCharsets.UTF_8);
-            buffer.putShort(offset + 9, (short) id.length, ByteOrder.BIG_ENDIAN);
-            buffer.putBytes(offset + 11, id);
-            buffer.putBytes(offset + 11 + id.length, text);
-            return 11 + id.length + text.length;
+            buffer.putShort(offset + 13, (short) id.length, ByteOrder.BIG_ENDIAN);
+            buffer.putBytes(offset + 15, id);
+            buffer.putBytes(offset + 15 + id.length, text);
+            return 15 + id.length + text.length;
         }
 
         @Override
         public Report read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
-            final int idLength = buffer.getShort(offset + 9, ByteOrder.BIG_ENDIAN);
-            if (idLength < 0 || 11 + idLength > length) {
+            final int idLength = buffer.getShort(offset + 13, ByteOrder.BIG_ENDIAN);
+            if (idLength < 0 || 15 + idLength > length) {
                 throw new IllegalArgumentException("Report with an id of " + idLength + " bytes in " + length);
             }
-            return new Report(buffer.getByte(offset), buffer.getStringWithoutLengthUtf8(offset + 11, idLength),
-                buffer.getStringWithoutLengthUtf8(offset + 11 + idLength, length - 11 - idLength), buffer.getLong(offset + 1, ByteOrder.BIG_ENDIAN));
+            return new Report(buffer.getByte(offset), buffer.getStringWithoutLengthUtf8(offset + 15, idLength),
+                buffer.getStringWithoutLengthUtf8(offset + 15 + idLength, length - 15 - idLength), buffer.getLong(offset + 1, ByteOrder.BIG_ENDIAN),
+                Serializer.readRef(buffer, offset + 9, refs));
         }
     };
 }
