@@ -320,8 +320,17 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     /** Ring record handler: frames a record into the batch buffer, or drops it with its reason. */
     @Override
     public Action onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
+        int adverts = 0;
+        if ((type & OutboundRing.RECORD_ADVERTS) != 0) {
+            // the ADVERTISE bodies of the ephemeral slots the record uses, after its body: they go
+            // just ahead of its frame, or are dropped with it
+            type &= ~OutboundRing.RECORD_ADVERTS;
+            adverts = buffer.getInt(index + length - 4, ByteOrder.BIG_ENDIAN);
+            length -= adverts + 4;
+        }
         if (type == OutboundRing.RECORD_ADVERTISE || type == OutboundRing.RECORD_FAILURE) {
             if (readMode == SEND) {
+                appendAdverts(buffer, index + length, adverts);
                 appendFrame(type, index, length); // a failure notice that cannot go now is not kept
             }
             return Action.CONTINUE;
@@ -346,10 +355,21 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         if (readMode == EXPIRE) {
             return Action.ABORT; // still good: it waits for the connection, and so does everything behind it
         }
+        appendAdverts(buffer, index + length, adverts);
         appendFrame(Protocol.USER, index + OutboundRing.RECORD_BODY, length - OutboundRing.RECORD_BODY);
         MESSAGES_SENT.setOpaque(this, (long) MESSAGES_SENT.getOpaque(this) + 1);
         drainedBatch++;
         return Action.CONTINUE;
+    }
+
+    /** Frames the {@code [int length][body]} ADVERTISE bodies a record carries. */
+    private void appendAdverts(MutableDirectBuffer buffer, int at, int total) {
+        final int end = at + total;
+        while (at < end) {
+            final int n = buffer.getInt(at, ByteOrder.BIG_ENDIAN);
+            appendFrame(Protocol.ADVERTISE, at + 4, n);
+            at += 4 + n;
+        }
     }
 
     private void appendFrame(int type, int index, int length) {

@@ -71,6 +71,9 @@ public final class InboundConnection extends ConnectionHandler implements Serial
     private InternalActorRef<?>[] refs = new InternalActorRef<?>[64];
     /** Per ref id: the class a local recipient accepts (Object: anything), or null for a ref that is not a local recipient. */
     private Class<?>[] accepts = new Class<?>[64];
+    /** The peer's ephemeral slots (Protocol.EPHEMERAL_ID), made at the first one it advertises. */
+    private InternalActorRef<?>[] ephemeralRefs;
+    private Class<?>[] ephemeralAccepts;
     private Class<?>[] manifests = new Class<?>[16];
     /** Class names advertised but not allowed here, for failure notices and logs (refused ids only). */
     private String[] refusedManifests = new String[16];
@@ -191,7 +194,11 @@ public final class InboundConnection extends ConnectionHandler implements Serial
                 }
                 end -= Protocol.ASK_TRAILER;
                 askId = frame.getInt(end);
-                if (refAt(askId) == null) {
+                if (refAt(askId) == null && (askId & Protocol.EPHEMERAL_ID) != 0) {
+                    // a slot advertised on an earlier connection (its record went out just before
+                    // it closed): no notice can name it, the message itself is still delivered
+                    askId = 0;
+                } else if (refAt(askId) == null) {
                     throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame naming ask ref id " + askId
                         + " that was never advertised");
                 }
@@ -203,10 +210,20 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         }
         final InternalActorRef<Object> target = refAt(rid);
         if (target == null) {
+            if ((rid & Protocol.EPHEMERAL_ID) != 0) {
+                // a reply to a slot advertised on the connection before this one, whose record left just
+                // before it closed (slots are never replayed, and a slot is redefined only after every
+                // record that used it, so an unknown slot is never a wrong one): lost with that
+                // connection, as messages in flight are, and counted
+                MESSAGES.setOpaque(this, (long) MESSAGES.getOpaque(this) + 1);
+                core.deadLetters.publish(UndeliveredRemoteMessage.of(sid, end - payload, peer), association.root,
+                    DeadLetterReason.UNKNOWN_RECIPIENT);
+                return;
+            }
             throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame for recipient id " + rid + " that was never advertised");
         }
         MESSAGES.setOpaque(this, (long) MESSAGES.getOpaque(this) + 1);
-        final Class<?> accepted = accepts[rid];
+        final Class<?> accepted = acceptsAt(rid);
         if (accepted == null) {
             // a path on another node: this node does not relay
             core.deadLetters.publish(UndeliveredRemoteMessage.of(sid, end - payload, peer), target.path(),
@@ -320,7 +337,7 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         PendingAsk failed = null;
         if (f.askRefId() != 0) {
             final InternalActorRef<?> ref = refAt(f.askRefId());
-            if (ref == null) {
+            if (ref == null && (f.askRefId() & Protocol.EPHEMERAL_ID) == 0) {
                 throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "FAILURE naming ref id " + f.askRefId()
                     + " that was never advertised");
             }
@@ -342,7 +359,17 @@ public final class InboundConnection extends ConnectionHandler implements Serial
 
     @SuppressWarnings("unchecked")
     private InternalActorRef<Object> refAt(int id) {
+        if ((id & Protocol.EPHEMERAL_ID) != 0) {
+            final int slot = id & ~Protocol.EPHEMERAL_ID;
+            final InternalActorRef<?>[] e = ephemeralRefs;
+            return e != null && slot < e.length ? (InternalActorRef<Object>) e[slot] : null;
+        }
         return id > 0 && id < refs.length ? (InternalActorRef<Object>) refs[id] : null;
+    }
+
+    /** @return the class the recipient at a (known) id accepts, or null for a path on another node */
+    private Class<?> acceptsAt(int id) {
+        return (id & Protocol.EPHEMERAL_ID) != 0 ? ephemeralAccepts[id & ~Protocol.EPHEMERAL_ID] : accepts[id];
     }
 
     @Override
@@ -370,6 +397,10 @@ public final class InboundConnection extends ConnectionHandler implements Serial
 
     private void onAdvertise(Frames.Advertise a) {
         final int id = a.id();
+        if ((id & Protocol.EPHEMERAL_ID) != 0) {
+            onAdvertiseEphemeral(a, id & ~Protocol.EPHEMERAL_ID);
+            return;
+        }
         if (id > maxIds) {
             throw new FrameRejectedException(FrameRejection.COMPRESSION_LIMIT, "id " + id + " above the limit of " + maxIds);
         }
@@ -402,6 +433,32 @@ public final class InboundConnection extends ConnectionHandler implements Serial
                 refusedManifests[id] = null;
             }
         }
+    }
+
+    /**
+     * A temporary ref of the peer (an ask's reply-to ref) or one of this node's that the peer
+     * replies to, in a slot the peer reuses: the slot takes the newest path. Bounded by
+     * {@link Protocol#EPHEMERAL_SLOTS} per connection; allocates (once per ask, as the ask does).
+     */
+    private void onAdvertiseEphemeral(Frames.Advertise a, int slot) {
+        if (slot >= Protocol.EPHEMERAL_SLOTS) {
+            throw new FrameRejectedException(FrameRejection.COMPRESSION_LIMIT, "ephemeral slot " + slot + " above the limit of "
+                + Protocol.EPHEMERAL_SLOTS);
+        }
+        if (a.kind() != Protocol.KIND_ACTOR_PATH) {
+            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "ephemeral slot " + slot + " advertised for kind " + a.kind());
+        }
+        final ActorPath path = core.parseWirePath(a.text());
+        if (!path.hasAddress()) {
+            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "advertised path without an address: " + a.text());
+        }
+        if (ephemeralRefs == null) {
+            ephemeralRefs = new InternalActorRef<?>[Protocol.EPHEMERAL_SLOTS];
+            ephemeralAccepts = new Class<?>[Protocol.EPHEMERAL_SLOTS];
+        }
+        final TransportCore.Recipient recipient = core.inboundRef(path, association, peerUid);
+        ephemeralRefs[slot] = recipient.ref();
+        ephemeralAccepts[slot] = recipient.accepts();
     }
 
     // ---------------------------------------------------------------- control frames and replies

@@ -61,6 +61,15 @@ final class OutboundRing implements Serializer.RefWriter {
     static final int RECORD_USER_ASK = 0x100 | Protocol.USER;
     /** A FAILURE body: this node tells the peer one of its messages could not be delivered. */
     static final int RECORD_FAILURE = Protocol.FAILURE;
+    /**
+     * Or'ed into a USER or FAILURE record's type when it carries the ADVERTISE bodies of the
+     * ephemeral slots it uses after its body ({@code [int length][body]}... then the int total):
+     * the drainer writes those frames just ahead of the record's own, and a record dropped
+     * (expired, peer restarted, discarded) drops them with it. A slot is thus defined in the same
+     * record that uses it, whatever other producers put in the ring meanwhile: a later record that
+     * redefines the slot is behind it.
+     */
+    static final int RECORD_ADVERTS = 0x200;
 
     static final int RECORD_INCARNATION = 0;
     static final int RECORD_EXPIRY = 8;
@@ -87,18 +96,26 @@ final class OutboundRing implements Serializer.RefWriter {
         PendingAsk ask;
         /** The id of that reply-to ref on this association. */
         int askId;
+        /**
+         * The ADVERTISE bodies of the ephemeral slots the record being built uses, each as
+         * {@code [int length][body]}: they travel in the record itself (see {@link #RECORD_ADVERTS}).
+         */
+        final ExpandableDirectByteBuffer adverts = new ExpandableDirectByteBuffer(256);
+        int advertsLength;
     }
 
     private static final ThreadLocal<Producer> PRODUCER = ThreadLocal.withInitial(Producer::new);
 
     private static final VarHandle DRAIN_SCHEDULED;
     private static final VarHandle QUEUED;
+    private static final VarHandle NEXT_EPHEMERAL;
 
     static {
         try {
             final MethodHandles.Lookup l = MethodHandles.lookup();
             DRAIN_SCHEDULED = l.findVarHandle(OutboundRing.class, "drainScheduled", int.class);
             QUEUED = l.findVarHandle(OutboundRing.class, "queuedWhileDown", int.class);
+            NEXT_EPHEMERAL = l.findVarHandle(OutboundRing.class, "nextEphemeral", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -133,6 +150,10 @@ final class OutboundRing implements Serializer.RefWriter {
     private volatile byte[][] idTexts = new byte[64][];
     private volatile byte[] idKinds = new byte[64];
     private volatile int idCount;
+
+    /** Next ephemeral slot (Protocol.EPHEMERAL_ID) to hand out, modulo the slot count. */
+    @SuppressWarnings("unused")
+    private volatile int nextEphemeral;
 
     OutboundRing(Association association, TransportCore core) {
         this.association = association;
@@ -186,6 +207,12 @@ final class OutboundRing implements Serializer.RefWriter {
             r = allocate();
         }
         final Producer producer = PRODUCER.get();
+        producer.advertsLength = 0;
+        write(a, r, producer, recipient, b, binding, message, counted);
+    }
+
+    private void write(Association a, ManyToOneRingBuffer r, Producer producer, RemoteActorRef<?> recipient,
+                       RemoteActorRef.Binding b, SerializerRegistry.Binding binding, Object message, boolean counted) {
         final ExpandableDirectByteBuffer scratch = producer.scratch;
         final Serializer<Object> serializer = binding.serializer();
         final int length;
@@ -193,8 +220,13 @@ final class OutboundRing implements Serializer.RefWriter {
         try {
             int rid = b.id;
             if (rid == 0) {
-                rid = assign(recipient, Protocol.KIND_ACTOR_PATH, recipient.pathUtf8());
-                b.id = rid;
+                if (recipient.isTemporary()) {
+                    // an ask's reply-to ref on the peer: a slot, not a table entry (never cached)
+                    rid = ephemeralId(recipient.pathUtf8());
+                } else {
+                    rid = assign(recipient, Protocol.KIND_ACTOR_PATH, recipient.pathUtf8());
+                    b.id = rid;
+                }
             }
             final int manifest = serializer.includeManifest() ? idOfClass(binding.type()) : 0;
             scratch.putLong(RECORD_INCARNATION, a.peerUid(), ByteOrder.BIG_ENDIAN);
@@ -246,7 +278,11 @@ final class OutboundRing implements Serializer.RefWriter {
             }
             a.trackAsk(ask);
         }
-        if (!r.write(type, scratch, 0, length)) {
+        final int recordLength = producer.advertsLength == 0 ? length : appendAdverts(producer, scratch, length);
+        if (recordLength != length) {
+            type |= RECORD_ADVERTS;
+        }
+        if (!r.write(type, scratch, 0, recordLength)) {
             undoCount(counted);
             fail(message, recipient, DeadLetterReason.OUTBOUND_OVERFLOW);
             return;
@@ -325,12 +361,47 @@ final class OutboundRing implements Serializer.RefWriter {
         }
         final String text;
         if (ref instanceof RemoteActorRef) {
+            final RemoteActorRef<?> remote = (RemoteActorRef<?>) ref;
+            if (remote.isTemporary()) {
+                return ephemeralId(remote.pathUtf8());
+            }
             text = ref.path().toString();
         } else {
             text = core.addressed(ref.path()).toString();
+            // exported weakly: the entry goes with the ref once nothing else holds it
             core.export(text, ref, messageType);
+            if (RemoteActorRef.isTemporary(ref.path())) {
+                // an ask's reply-to ref (one per request): a slot, so it never fills the table, and
+                // the table does not keep the ref (and its export) alive after the ask completed
+                return ephemeralId(text.getBytes(StandardCharsets.UTF_8));
+            }
         }
         return assign(ref, Protocol.KIND_ACTOR_PATH, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Takes the next ephemeral slot for a temporary ref and notes its ADVERTISE body in this
+     * thread's {@link Producer}, to travel in the record being built. The path's bytes are made per
+     * ask, as its temporary ref is; the buffers are reused.
+     */
+    private int ephemeralId(byte[] utf8) {
+        final Producer p = PRODUCER.get();
+        final int slot = (int) NEXT_EPHEMERAL.getAndAdd(this, 1) & (Protocol.EPHEMERAL_SLOTS - 1);
+        final int id = Protocol.EPHEMERAL_ID | slot;
+        final int at = p.advertsLength;
+        final int n = Frames.encodeAdvertise(p.adverts, at + 4, id, Protocol.KIND_ACTOR_PATH, utf8);
+        p.adverts.putInt(at, n, ByteOrder.BIG_ENDIAN);
+        p.advertsLength = at + 4 + n;
+        return id;
+    }
+
+    /** Appends the producer's ADVERTISE bodies and their total length after a record; @return the new length. */
+    private static int appendAdverts(Producer p, ExpandableDirectByteBuffer scratch, int length) {
+        final int n = p.advertsLength;
+        scratch.putBytes(length, p.adverts, 0, n);
+        scratch.putInt(length + n, n, ByteOrder.BIG_ENDIAN);
+        p.advertsLength = 0;
+        return length + n + 4;
     }
 
     /**
@@ -352,11 +423,14 @@ final class OutboundRing implements Serializer.RefWriter {
         if (r == null) {
             r = allocate();
         }
+        final Producer p = PRODUCER.get();
+        p.advertsLength = 0;
         try {
             final int askId = askRef == null ? 0 : idOfRef(askRef, Object.class);
-            final ExpandableDirectByteBuffer scratch = PRODUCER.get().scratch;
+            final ExpandableDirectByteBuffer scratch = p.scratch;
             final int n = Frames.encodeFailure(scratch, 0, reason, askId, recipient, messageType);
-            if (!r.write(RECORD_FAILURE, scratch, 0, n)) {
+            final int recordLength = p.advertsLength == 0 ? n : appendAdverts(p, scratch, n);
+            if (!r.write(recordLength == n ? RECORD_FAILURE : RECORD_FAILURE | RECORD_ADVERTS, scratch, 0, recordLength)) {
                 return false;
             }
         } catch (SendFailure f) {

@@ -70,6 +70,17 @@ public final class Protocol {
     public static final int KIND_ACTOR_PATH = 1;
     public static final int KIND_MANIFEST = 2;
 
+    /**
+     * Ids with this bit name one of {@link #EPHEMERAL_SLOTS} reusable slots instead of a table
+     * entry: a sender advertises a temporary ref (an ask's reply-to ref, {@code /temp/...}) into the
+     * next slot in turn, each time it sends one, and the receiver's slot takes the newest path. A
+     * slot is redefined only in ring order after every message that used its old meaning, so a
+     * node asks a peer any number of times with a bounded table on both sides.
+     */
+    public static final int EPHEMERAL_ID = 0x4000_0000;
+    /** Slots for temporary refs per direction of an association (a power of two). */
+    public static final int EPHEMERAL_SLOTS = 1024;
+
     /** SYSTEM kinds. */
     public static final int SYS_WATCH = 1;
     public static final int SYS_UNWATCH = 2;

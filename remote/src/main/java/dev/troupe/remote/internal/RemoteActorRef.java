@@ -42,6 +42,8 @@ public final class RemoteActorRef<T> implements InternalActorRef<T> {
     private final long boundUid;
     private final byte[] pathUtf8;
     private final int hash;
+    /** Whether the path is a temporary one ({@code /temp/...}: an ask's reply-to ref): sent through ephemeral slots. */
+    private final boolean temporary;
     /** Plain field: a stale read costs one extra lookup, never a wrong id (see {@link Binding}). */
     private Binding binding;
 
@@ -52,6 +54,7 @@ public final class RemoteActorRef<T> implements InternalActorRef<T> {
         this.boundUid = boundUid;
         this.pathUtf8 = path.toString().getBytes(StandardCharsets.UTF_8);
         this.hash = path.toString().hashCode() * 31 + Long.hashCode(boundUid);
+        this.temporary = isTemporary(path);
         this.binding = association == null ? null : new Binding(association);
     }
 
@@ -127,6 +130,17 @@ public final class RemoteActorRef<T> implements InternalActorRef<T> {
 
     byte[] pathUtf8() {
         return pathUtf8;
+    }
+
+    /** @return whether this ref's path is a temporary one, a child of the node's {@code /temp} */
+    boolean isTemporary() {
+        return temporary;
+    }
+
+    /** @return whether a path is a child of its node's {@code /temp} (where ask refs live) */
+    static boolean isTemporary(ActorPath path) {
+        final ActorPath parent = path.parent();
+        return path.depth() == 2 && parent != null && "temp".equals(parent.name());
     }
 
     @Override

@@ -295,6 +295,41 @@ class BadInputTest {
     }
 
     @Test
+    void anEphemeralSlotIsRedefinedByEachAdvertiseAndBoundedBySlotCount() throws IOException {
+        final int sunkBefore = sunk.size();
+        final long limitBefore = rejected(FrameRejection.COMPRESSION_LIMIT);
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            p.handshake("beta", RemoteTestKit.SECRET.getBytes(StandardCharsets.UTF_8), false);
+            final int slot = Protocol.EPHEMERAL_ID | 7;
+            // a slot names the newest path advertised into it
+            p.send(advertise(slot, beta.address() + "user/ghost"));
+            p.send(advertise(slot, beta.address() + "user/sink"));
+            p.send(userString(slot, BuiltInSerializers.STRING_ID, "through a slot"));
+            RemoteTestKit.await("delivered through the slot", Duration.ofSeconds(5), () -> sunk.size() == sunkBefore + 1);
+            assertThat(sunk.get(sunkBefore)).isEqualTo("through a slot");
+            // a slot nobody advertised on this connection (one from a connection before it) is a
+            // counted dead letter, not a reason to close
+            p.send(userString(Protocol.EPHEMERAL_ID | 8, BuiltInSerializers.STRING_ID, "to an unknown slot"));
+            assertThat(p.stillOpenAfter(100)).isTrue();
+        }
+        // beyond the slots, or a class name in a slot: the connection goes, counted
+        final long malformedBefore = rejected(FrameRejection.MALFORMED_FRAME);
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            p.handshake("beta", RemoteTestKit.SECRET.getBytes(StandardCharsets.UTF_8), false);
+            p.send(advertise(Protocol.EPHEMERAL_ID | Protocol.EPHEMERAL_SLOTS, beta.address() + "user/sink"));
+            assertThat(p.closedByServer()).isTrue();
+        }
+        try (RawPeer p = new RawPeer(beta.address().port())) {
+            p.handshake("beta", RemoteTestKit.SECRET.getBytes(StandardCharsets.UTF_8), false);
+            p.send(advertise(Protocol.EPHEMERAL_ID | 3, Protocol.KIND_MANIFEST, "java.lang.String"));
+            assertThat(p.closedByServer()).isTrue();
+        }
+        RemoteTestKit.await("both counted", Duration.ofSeconds(5), () -> rejected(FrameRejection.COMPRESSION_LIMIT) == limitBefore + 1
+            && rejected(FrameRejection.MALFORMED_FRAME) == malformedBefore + 1);
+        assertServesItsPeer();
+    }
+
+    @Test
     void silentPeerIsClosedAtTheHandshakeTimeout() throws IOException {
         final long before = rejected(FrameRejection.HANDSHAKE_TIMEOUT);
         try (RawPeer p = new RawPeer(beta.address().port())) {
