@@ -256,7 +256,9 @@ public final class ClusterSharding {
      */
     @SuppressWarnings("unchecked")
     private static void publish(RemoteTransport remote, ActorRef<Object> region, EntityTypeKey<?> typeKey) {
-        final List<Class<?>> missing = remote.settings().serializers().unserializableTypes(typeKey.messageClass());
+        final List<Class<?>> missing = new java.util.ArrayList<>(remote.settings().serializers().unserializableTypes(typeKey.messageClass()));
+        // an interface that is not sealed names no classes to check: only concrete ones are worth a warning
+        missing.removeIf(c -> c.isInterface() || java.lang.reflect.Modifier.isAbstract(c.getModifiers()));
         if (!missing.isEmpty()) {
             LOG.log(System.Logger.Level.WARNING, "entity type '" + typeKey.name() + "' has messages of " + typeKey.messageClass().getName()
                 + " but the remote transport has no serializer for " + missing + "; such messages to entities on other nodes will be"
