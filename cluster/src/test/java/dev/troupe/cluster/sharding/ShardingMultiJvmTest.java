@@ -1,5 +1,6 @@
 package dev.troupe.cluster.sharding;
 
+import dev.troupe.cluster.testkit.ChildJvm;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
