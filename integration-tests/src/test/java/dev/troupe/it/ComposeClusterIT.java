@@ -99,8 +99,14 @@ class ComposeClusterIT {
     }
 
     @AfterAll
-    static void down() {
+    static void down() throws IOException {
         if (compose != null) {
+            // the nodes' logs, for a failed run
+            try {
+                Files.writeString(Path.of("target", "compose-logs.txt"), compose.run(120, "logs", "--no-color", "api", "inventory"));
+            } catch (AssertionError e) {
+                LOG.warn("no logs: {}", e.getMessage());
+            }
             compose.runQuietly(180, "down", "-v", "--remove-orphans");
         }
     }
@@ -116,8 +122,8 @@ class ComposeClusterIT {
                 for (JsonNode t : prometheus.activeTargets()) {
                     health.put(t.path("labels").path("instance").asString(""), t.path("health").asString(""));
                 }
-            } catch (AssertionError notYet) {
-                health.put("prometheus", notYet.getMessage());
+            } catch (AssertionError | RuntimeException notYet) { // not up yet: an HTTP error, or a "Service Unavailable" page
+                health.put("prometheus", String.valueOf(notYet.getMessage()));
             }
             if (health.size() == 4 && health.containsKey("api") && health.values().stream().allMatch("up"::equals)) {
                 break;
@@ -326,6 +332,7 @@ class ComposeClusterIT {
             // container starts again and the node joins and takes its shards back.
             compose.docker(180, "restart", "-t", "60", container);
             awaitConvergedViews(4, 3);
+            awaitShardsSettled();
             Deadline flowing = new Deadline(Duration.ofSeconds(60));
             while (loadRequests() <= requestsBefore && flowing.sleep(Duration.ofMillis(200))) {
                 // the load goes on through every restart
@@ -347,12 +354,22 @@ class ComposeClusterIT {
             }
         }
         long reservedAfter = 0;
+        Map<String, String> notConserved = new TreeMap<>();
         for (int i = 0; i < skus; i++) {
             JsonNode stock = JSON.readTree(get("/api/skus/SKU-" + i).body());
-            assertThat(stock.path("available").asLong() + stock.path("reserved").asLong())
-                    .as("SKU-%d's stock is conserved through three hand-offs each way", i).isEqualTo(totalBefore[i] + 1000);
+            long total = stock.path("available").asLong() + stock.path("reserved").asLong();
+            if (total != totalBefore[i] + 1000) {
+                notConserved.put("SKU-" + i, total + " instead of " + (totalBefore[i] + 1000));
+            }
             reservedAfter += stock.path("reserved").asLong();
         }
+        LOG.info("dead letters after the rolling restart: api {}", deadLetters(after));
+        for (int index : workerIndices()) {
+            LOG.info("dead letters after the rolling restart: inventory-{} {}", index,
+                    deadLetters(new PrometheusText(workerGet(index, "/actuator/prometheus"))));
+        }
+        LOG.info("load generator: {}", get("/api/load").body());
+        assertThat(notConserved).as("SKUs whose stock (available plus reserved) was not conserved through the hand-offs").isEmpty();
         double reservedNet = reservedAfter - reservedBefore;
         LOG.info("rolling restart: {} requests, reserved ok {} released ok {}, failed reserve {} release {}, stock reserved +{}",
                 requests, reservedOk, releasedOk, reserveFailed, releaseFailed, reservedNet);
@@ -369,6 +386,47 @@ class ComposeClusterIT {
                     + node.sum("troupe_dead_letters_total", "reason", "handoff-buffer-full");
         }
         assertThat(shardingDeadLetters).as("sharding dead letters on every node").isZero();
+    }
+
+    /**
+     * Waits until the hand-offs of the last change are done: every shard hosted by exactly one
+     * node (the hosted shards of all nodes add up to the number of shards), none unowned in any
+     * node's view, and no message held anywhere. The next node restarts only then.
+     */
+    private static void awaitShardsSettled() {
+        Deadline deadline = new Deadline(Duration.ofMinutes(2));
+        List<JsonNode> reports = new ArrayList<>();
+        do {
+            reports.clear();
+            try {
+                reports.add(JSON.readTree(get("/actuator/troupe/sharding").body()).path("entityTypes").path(0));
+                for (int index : workerIndices()) {
+                    reports.add(JSON.readTree(workerGet(index, "/actuator/troupe/sharding")).path("entityTypes").path(0));
+                }
+            } catch (RuntimeException | AssertionError notYet) {
+                continue;
+            }
+            int hosted = 0;
+            boolean quiet = true;
+            for (JsonNode r : reports) {
+                hosted += r.path("hostedShards").asInt();
+                quiet &= r.path("unownedShards").asInt(-1) == 0 && r.path("bufferedMessages").asInt(-1) == 0;
+            }
+            if (quiet && hosted == reports.get(0).path("numberOfShards").asInt(-1)) {
+                return;
+            }
+        } while (deadline.sleep(Duration.ofSeconds(1)));
+        throw new AssertionError("the shards did not settle: " + reports);
+    }
+
+    private static Map<String, Double> deadLetters(PrometheusText text) {
+        Map<String, Double> out = new TreeMap<>();
+        for (PrometheusText.Sample sample : text.matching("troupe_dead_letters_total")) {
+            if (sample.value() > 0) {
+                out.put(sample.labels().get("reason"), sample.value());
+            }
+        }
+        return out;
     }
 
     /** Ends the load generator's run on the api node, if one is going, and waits until its clients stopped. */
