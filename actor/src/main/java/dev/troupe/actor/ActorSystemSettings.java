@@ -22,6 +22,7 @@ public final class ActorSystemSettings {
     private final int deadLetterLogLimit;
     private final Duration deadLetterLogInterval;
     private final boolean daemonThreads;
+    private final boolean allocationAttribution;
 
     private ActorSystemSettings(Builder b) {
         this.defaultDispatcher = b.defaultDispatcher;
@@ -33,6 +34,7 @@ public final class ActorSystemSettings {
         this.deadLetterLogLimit = b.deadLetterLogLimit;
         this.deadLetterLogInterval = b.deadLetterLogInterval;
         this.daemonThreads = b.daemonThreads;
+        this.allocationAttribution = b.allocationAttribution;
     }
 
     /** @return the defaults */
@@ -90,6 +92,15 @@ public final class ActorSystemSettings {
         return daemonThreads;
     }
 
+    /**
+     * @return whether the sampled turns of platform dispatchers also read their thread's allocated
+     *         bytes and attribute them to the behavior and message type
+     *         ({@link dev.troupe.actor.metrics.AllocationMetrics}); on by default
+     */
+    public boolean allocationAttribution() {
+        return allocationAttribution;
+    }
+
     /** @return every dispatcher, the default first */
     public List<DispatcherSettings> allDispatchers() {
         final List<DispatcherSettings> all = new ArrayList<>();
@@ -109,8 +120,20 @@ public final class ActorSystemSettings {
         private int deadLetterLogLimit = 10;
         private Duration deadLetterLogInterval = Duration.ofSeconds(10);
         private boolean daemonThreads = false;
+        private boolean allocationAttribution = true;
 
         private Builder() {
+        }
+
+        /**
+         * @param enabled whether sampled turns (about one in 16 per actor) read the thread's allocated
+         *        bytes before and after and attribute the difference to the behavior and message
+         *        type; costs two reads of a thread counter per sampled turn, nothing per message
+         * @return this builder
+         */
+        public Builder allocationAttribution(boolean enabled) {
+            this.allocationAttribution = enabled;
+            return this;
         }
 
         /**

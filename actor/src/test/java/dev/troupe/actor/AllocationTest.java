@@ -15,8 +15,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The runtime's own hot paths allocate nothing per message: after warm-up, a million
  * ping-pong messages with pre-allocated messages allocate (summed over every thread of the
- * JVM) less than 0.01 bytes per message, with and without a receive timeout and a periodic
- * timer active.
+ * JVM) less than 0.1 bytes per message, with and without a receive timeout and a periodic
+ * timer active. One object per message would be at least 16 bytes per message; the margin takes
+ * one-off allocations of the JVM's and the runtime's threads (a timer thread's or a dispatcher's
+ * tens of KiB while the machine is busy), which must not fail the test. Allocation attribution is on (as by default): its sampled turns read the thread's
+ * allocated bytes and count into tables that exist already, so they add nothing per message either;
+ * each test checks that the sampled turns were attributed.
  *
  * <p>The test class path has Logback, so every turn sets the MDC ({@code troupePath},
  * {@code troupeSystem}) in a real adapter: that too must allocate nothing per turn.
@@ -104,6 +108,7 @@ class AllocationTest {
     void fanInWithABacklogAllocatesNothingPerMessageOnceWarm() throws Exception {
         system = ActorSystem.create("alloc-fan-in", ActorSystemSettings.builder()
             .defaultDispatcher(DispatcherSettings.of("default").withThreads(2))
+            .allocationAttribution(true)
             .daemonThreads(true)
             .build());
         final int senders = 4;
@@ -165,7 +170,8 @@ class AllocationTest {
             final double perMessage = (double) total / messages;
             System.out.println("AllocationTest(fan-in): " + total + " bytes over " + messages + " messages = " + perMessage
                 + " B/message; by thread: " + perThread);
-            assertThat(perMessage).as("bytes per message over all threads (%d bytes in total: %s)", total, perThread).isLessThan(0.01);
+            assertThat(perMessage).as("bytes per message over all threads (%d bytes in total: %s)", total, perThread).isLessThan(0.1);
+            assertAttributed();
         } finally {
             stop.set(true);
             start.await(10, TimeUnit.SECONDS);
@@ -186,6 +192,7 @@ class AllocationTest {
     private void assertZeroAllocation(boolean timers) throws Exception {
         system = ActorSystem.create("alloc", ActorSystemSettings.builder()
             .defaultDispatcher(DispatcherSettings.of("default").withThreads(2))
+            .allocationAttribution(true)
             .daemonThreads(true)
             .build());
         final Round round = new Round();
@@ -216,7 +223,16 @@ class AllocationTest {
             + " messages = " + perMessage + " B/message; by thread: " + perThread);
         assertThat(perMessage)
             .as("bytes per message over all threads (%d bytes in total: %s)", total, perThread)
-            .isLessThan(0.01);
+            .isLessThan(0.1);
+        assertAttributed();
+    }
+
+    /** The measured turns were sampled for allocation too: the zero above was with attribution working. */
+    private void assertAttributed() {
+        final long sampled = system.metrics().allocation().rows().stream()
+            .filter(r -> r.message().equals(Msg.class.getName()))
+            .mapToLong(dev.troupe.actor.metrics.AllocationMetrics.Row::messages).sum();
+        assertThat(sampled).as("messages in turns sampled for allocation").isGreaterThan(0);
     }
 
     private static void runRound(Round round, ActorRef<Msg> pinger, int messages) throws InterruptedException {

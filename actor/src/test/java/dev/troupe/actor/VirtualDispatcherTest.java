@@ -67,6 +67,54 @@ class VirtualDispatcherTest {
         assertThat(blocking().type()).isEqualTo(DispatcherSettings.Type.VIRTUAL);
     }
 
+    /** Allocates 1 KiB per message; spawned once on the virtual dispatcher and once on the platform one. */
+    static final class KibOnVirtual {
+        static volatile Object sink;
+
+        static Behavior<Integer> behavior(java.util.concurrent.Semaphore done) {
+            return Behaviors.receiveMessage(m -> {
+                sink = new byte[1024];
+                done.release();
+                return Behaviors.same();
+            });
+        }
+    }
+
+    /** Same as {@link KibOnVirtual}, a class of its own so its rows are told apart. */
+    static final class KibOnPlatform {
+        static Behavior<Integer> behavior(java.util.concurrent.Semaphore done) {
+            return Behaviors.receiveMessage(m -> {
+                KibOnVirtual.sink = new byte[1024];
+                done.release();
+                return Behaviors.same();
+            });
+        }
+    }
+
+    /**
+     * Allocation attribution leaves virtual turns out: a virtual thread's allocation is counted on
+     * its carrier thread, and the JVM answers -1 to a virtual thread asking for its own, so a turn
+     * cannot measure itself. The platform actor beside it is attributed.
+     */
+    @Test
+    void allocationAttributionLeavesVirtualTurnsOutAndAttributesPlatformOnes() throws Exception {
+        final int messages = 320;
+        final java.util.concurrent.Semaphore done = new java.util.concurrent.Semaphore(0);
+        final ActorRef<Integer> onVirtual = testKit.spawn(KibOnVirtual.behavior(done), "kib-virtual", BLOCKING);
+        final ActorRef<Integer> onPlatform = testKit.spawn(KibOnPlatform.behavior(done), "kib-platform");
+        for (int i = 0; i < messages; i++) {
+            // one at a time, so each message is a turn of its own and sixteen turns always include a sampled one
+            onVirtual.tell(i);
+            onPlatform.tell(i);
+            assertThat(done.tryAcquire(2, 30, TimeUnit.SECONDS)).isTrue();
+        }
+        final dev.troupe.actor.metrics.AllocationMetrics allocation = testKit.system().metrics().allocation();
+        assertThat(allocation.enabled()).isTrue();
+        ActorTestKit.awaitAssert(Duration.ofSeconds(10), () -> assertThat(allocation.rows())
+            .anyMatch(r -> r.behavior().equals(KibOnPlatform.class.getName()) && r.messages() > 0));
+        assertThat(allocation.rows()).noneMatch(r -> r.behavior().equals(KibOnVirtual.class.getName()));
+    }
+
     @Test
     void eachTurnRunsOnAVirtualThreadOfItsOwn() {
         final TestProbe<Turn> probe = testKit.createTestProbe();

@@ -154,6 +154,22 @@ class DashboardQueriesIT {
         assertThat(pending).as("dashboard queries that return no data:%s", report).isEmpty();
     }
 
+    /** The "Who allocates" panel tells the node's actors apart from its transport: both kinds of row are exported. */
+    @Test
+    void whoAllocatesSeesTheNodesActorsAndItsTransport() throws Exception {
+        Deadline deadline = new Deadline(Duration.ofSeconds(120));
+        String expr = "sum by (behavior) (troupe_allocation_messages_total{instance=\"dashboard-node\"})";
+        List<String> behaviors = new ArrayList<>();
+        do {
+            sendTraffic(1000);
+            behaviors.clear();
+            for (JsonNode series : prometheus.query(expr).path("result")) {
+                behaviors.add(series.path("metric").path("behavior").asString(""));
+            }
+        } while (!(behaviors.contains("remote-io") && behaviors.size() > 1) && deadline.sleep(Duration.ofSeconds(1)));
+        assertThat(behaviors).as("behaviors of %s", expr).contains("remote-io").hasSizeGreaterThan(1);
+    }
+
     /** One bounded burst of asks through the remote ref (500 in flight at most), all answered. */
     private static void sendTraffic(int round) throws Exception {
         List<CompletableFuture<String>> replies = new ArrayList<>();

@@ -106,7 +106,8 @@ class DashboardStructureTest {
                 "troupe_mailbox_size", "troupe_mailbox_wait_seconds", "troupe_processing_sampled_seconds_bucket",
                 "troupe_processing_time_seconds", "troupe_messages_processed", "troupe_dead_letters",
                 "troupe_actors_live", "troupe_dispatcher_utilization", "troupe_dispatcher_allocated",
-                "troupe_allocation_per_message", "jvm_gc_pause_seconds", "jvm_memory_used_bytes",
+                "troupe_allocation_per_message", "troupe_allocation_bytes_total", "troupe_allocation_messages_total",
+                "jvm_gc_pause_seconds", "jvm_memory_used_bytes",
                 "troupe_remote_messages", "troupe_remote_bytes", "troupe_remote_associations", "troupe_remote_phi",
                 "troupe_cluster_members", "troupe_cluster_unreachable", "troupe_cluster_view_changes",
                 "troupe_cluster_receptionist_entries", "troupe_cluster_sharding_entities", "troupe_cluster_sharding_shards",
@@ -116,6 +117,27 @@ class DashboardStructureTest {
                 "troupe_cluster_sharding_rejected", "shard-unavailable")) {
             assertThat(exprs).as("the dashboard queries %s", meter).contains(meter);
         }
+    }
+
+    /** "Who allocates" sits beside the GC pauses, in the GC cost row, and reads both allocation meters. */
+    @Test
+    void whoAllocatesIsBesideTheGcPauses() {
+        JsonNode who = null;
+        JsonNode pauses = null;
+        for (JsonNode p : dashboard.root.path("panels")) {
+            if (p.path("title").asString("").equals("Who allocates")) {
+                who = p;
+            } else if (p.path("title").asString("").equals("GC pauses")) {
+                pauses = p;
+            }
+        }
+        assertThat(who).as("the Who allocates panel").isNotNull();
+        assertThat(pauses).as("the GC pauses panel").isNotNull();
+        assertThat(who.path("gridPos").path("x").asInt()).isEqualTo(pauses.path("gridPos").path("x").asInt());
+        assertThat(who.path("gridPos").path("y").asInt())
+                .isEqualTo(pauses.path("gridPos").path("y").asInt() + pauses.path("gridPos").path("h").asInt());
+        assertThat(who.path("targets").toString()).contains("troupe_allocation_bytes_total", "troupe_allocation_messages_total",
+                "remote-io");
     }
 
     @Test

@@ -42,6 +42,15 @@ public interface RemoteMetrics {
     /** @return heartbeat replies not sent because the peer was not reading them */
     long heartbeatRepliesDropped();
 
+    /**
+     * @return heap bytes allocated by the transport's I/O threads since they started
+     *         ({@code com.sun.management.ThreadMXBean}), or -1 where the JVM cannot tell: what the
+     *         transport's own work costs beside the actors' allocation
+     */
+    default long ioThreadsAllocatedBytes() {
+        return -1;
+    }
+
     /** @return direct memory taken by outbound buffers (each allocated by the first send to its peer) */
     long outboundBufferBytes();
 

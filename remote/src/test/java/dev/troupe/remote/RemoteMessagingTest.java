@@ -48,6 +48,32 @@ class RemoteMessagingTest {
     }
 
     @Test
+    void replyToRefsAlternatingBetweenNodesAndRefsEachReachTheirOwnActor() {
+        // one telling thread writes two refs to two nodes in every order: the writer's cache of the
+        // last ref written must never hand one node's id (or one ref's id) to another
+        final RemoteTransport a = kit.node("alpha");
+        final RemoteTransport b = kit.node("beta");
+        final RemoteTransport c = kit.node("gamma");
+        b.publish(b.system().spawn(RemoteTestKit.echo(), "echo"), Ping.class);
+        c.publish(c.system().spawn(RemoteTestKit.echo(), "echo"), Ping.class);
+        final List<ActorRef<Ping>> echoes = List.of(a.actorRef(b.address() + "user/echo", Ping.class),
+            a.actorRef(c.address() + "user/echo", Ping.class));
+        final List<TestProbe<Ping.Pong>> probes = List.of(TestProbe.create(a.system()), TestProbe.create(a.system()));
+        final List<List<Ping.Pong>> expected = List.of(new java.util.ArrayList<>(), new java.util.ArrayList<>());
+        for (int i = 0; i < 400; i++) {
+            final int node = i % 2;
+            final int probe = (i / 2) % 2 == 0 ? 0 : (i % 3 == 0 ? 0 : 1);
+            echoes.get(node).tell(new Ping(i, probes.get(probe).ref()));
+            expected.get(probe).add(new Ping.Pong(i));
+        }
+        for (int p = 0; p < 2; p++) {
+            assertThat(probes.get(p).receiveMessages(expected.get(p).size(), Duration.ofSeconds(10)))
+                .containsExactlyInAnyOrderElementsOf(expected.get(p));
+            probes.get(p).expectNoMessage(Duration.ofMillis(100)); // nothing meant for the other ref arrived here
+        }
+    }
+
+    @Test
     void aMessageLargerThanTheLargestFrameIsADeadLetterAndTheLargestOneArrives() {
         final RemoteTransport a = kit.node("alpha");
         final RemoteTransport b = kit.node("beta");

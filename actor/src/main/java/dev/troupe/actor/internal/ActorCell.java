@@ -297,6 +297,11 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
     int run(DispatcherThread thread) {
         final long waitStart = scheduledAt;
         final long start = beginSample(waitStart);
+        // Allocation attribution: sampled turns on dispatcher threads only (a virtual turn cannot read
+        // its own allocation, see AllocationMetrics). Two thread-counter reads per sampled turn.
+        final AllocationLedger ledger = runtime.metrics.allocationLedger;
+        final AllocationTable alloc = start != 0 && thread != null && ledger != null ? thread.allocationTable(ledger) : null;
+        final long allocBefore = alloc != null ? alloc.begin() : 0;
         // Logging context: once per turn, and only when an MDC adapter that keeps values is bound.
         final ActorMdc mdc = runtime.mdc;
         ActorMdc.Previous mdcBefore = null;
@@ -315,10 +320,13 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
             processSystemMessages();
         }
         if (state == RUNNING) {
-            n = processMailbox();
+            n = processMailbox(alloc);
         }
         if (state >= TERMINATED) {
             drainTerminated();
+        }
+        if (alloc != null) {
+            alloc.end(allocBefore, n);
         }
         endTurn(thread, n, start, waitStart);
         if (mdcBefore != null) {
@@ -389,10 +397,14 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
         a.create();
     }
 
-    private int processMailbox() {
+    /** @param alloc the table of a turn sampled for allocation, else null: then the loop only tests it */
+    private int processMailbox(AllocationTable alloc) {
         final ActorLifecycle<T> a = actor();
         final int throughput = dispatcher.throughput;
         noteBacklog();
+        if (alloc != null) {
+            alloc.noteBehavior(a.currentBehavior());
+        }
         int n = 0;
         while (n < throughput) {
             final Object m = poll();
@@ -401,6 +413,9 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
                     scheduleMailboxTrim();
                 }
                 break;
+            }
+            if (alloc != null) {
+                alloc.noteMessage(m);
             }
             turnMessages = n++;
             a.invoke(m);

@@ -30,6 +30,39 @@ public final class BehaviorNames {
     interface Defined {
         /** @return the name of the class that defined this behavior */
         String definingClassName();
+
+        /**
+         * @return the class whose name {@link #definingClassName()} is (a lambda's hidden class
+         *         stands for the class that wrote it); returned as is, without allocating, so the
+         *         sampled turns can key their allocation by it and name it at read time
+         */
+        Class<?> definingClass();
+    }
+
+    /**
+     * @param behavior a behavior
+     * @return the class that defined it, named by {@link #nameOf}; allocates nothing
+     */
+    static Class<?> definingClass(Behavior<?> behavior) {
+        if (behavior instanceof Defined) {
+            return ((Defined) behavior).definingClass();
+        }
+        return behavior.getClass();
+    }
+
+    /**
+     * @param c a class from {@link #definingClass}
+     * @return its name, or for a lambda's hidden class the name of the class that wrote it
+     */
+    static String nameOf(Class<?> c) {
+        final String name = c.getName();
+        if (c.isHidden() || c.isSynthetic()) {
+            final int marker = name.indexOf(LAMBDA_MARKER);
+            if (marker > 0) {
+                return name.substring(0, marker);
+            }
+        }
+        return name;
     }
 
     /**

@@ -53,6 +53,11 @@ public final class BuiltBehavior<T> extends ExtensibleBehavior<T> implements Beh
     }
 
     @Override
+    public Class<?> definingClass() {
+        return definedBy instanceof Class ? (Class<?>) definedBy : definedBy.getClass();
+    }
+
+    @Override
     public String toString() {
         return "Behaviors.receive(" + type.getName() + ") of " + definingClassName();
     }

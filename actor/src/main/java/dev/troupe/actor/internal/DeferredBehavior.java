@@ -86,6 +86,11 @@ public abstract class DeferredBehavior<T> extends Behavior<T> implements Behavio
             }
 
             @Override
+            public Class<?> definingClass() {
+                return BehaviorNames.definingClass(behavior);
+            }
+
+            @Override
             public String toString() {
                 return "Behaviors.logMessages(" + behavior + ")";
             }
@@ -109,6 +114,11 @@ public abstract class DeferredBehavior<T> extends Behavior<T> implements Behavio
     @Override
     public String definingClassName() {
         return BehaviorNames.ofFunction(factory);
+    }
+
+    @Override
+    public Class<?> definingClass() {
+        return factory.getClass();
     }
 
     @Override

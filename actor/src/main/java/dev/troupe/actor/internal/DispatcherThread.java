@@ -68,6 +68,8 @@ public final class DispatcherThread extends Thread {
     /** Tasks to run when the current turn ends (see {@link #runAtEndOfTurn}); this thread only. */
     private final Runnable[] endOfTurn = new Runnable[END_OF_TURN_TASKS];
     private int endOfTurnCount;
+    /** This thread's sampled allocation by behavior and message type, made by the first sampled turn; this thread only. */
+    private AllocationTable allocation;
     /** Whether a turn left its MDC entries on this thread; they are removed once it is still idle after a park ({@link ActorMdc}). This thread only. */
     boolean mdcSet;
     @SuppressWarnings("unused")
@@ -155,6 +157,24 @@ public final class DispatcherThread extends Thread {
         if (idle >= spins) {
             endIdle();
         }
+        if (allocation != null) {
+            allocation.retire();
+        }
+    }
+
+    /**
+     * @param ledger the system's allocation ledger
+     * @return this thread's allocation table, made and registered on the first call (set-up, once per thread)
+     */
+    AllocationTable allocationTable(AllocationLedger ledger) {
+        final AllocationTable t = allocation;
+        return t != null ? t : newAllocationTable(ledger);
+    }
+
+    private AllocationTable newAllocationTable(AllocationLedger ledger) {
+        final AllocationTable t = ledger.newTable();
+        allocation = t;
+        return t;
     }
 
     private void endIdle() {

@@ -58,6 +58,11 @@ public final class FunctionalBehavior<T> extends ExtensibleBehavior<T> implement
     }
 
     @Override
+    public Class<?> definingClass() {
+        return definedBy.getClass();
+    }
+
+    @Override
     public String toString() {
         return "Behaviors." + factory + " of " + definingClassName();
     }

@@ -41,6 +41,11 @@ public final class SpecialBehavior<T> extends Behavior<T> implements BehaviorNam
     }
 
     @Override
+    public Class<?> definingClass() {
+        return Behaviors.class;
+    }
+
+    @Override
     public String toString() {
         return "Behaviors." + name + "()";
     }

@@ -62,6 +62,11 @@ public final class SupervisedBehavior<T> extends Behaviors.Supervise<T> implemen
     }
 
     @Override
+    public Class<?> definingClass() {
+        return BehaviorNames.definingClass(behavior);
+    }
+
+    @Override
     public String toString() {
         return "Behaviors.supervise(" + behavior + ")" + strategies;
     }

@@ -2,6 +2,7 @@ package dev.troupe.actor.internal;
 
 import dev.troupe.actor.DeadLetters;
 import dev.troupe.actor.metrics.ActorMetrics;
+import dev.troupe.actor.metrics.AllocationMetrics;
 import dev.troupe.actor.metrics.DispatcherMetrics;
 import dev.troupe.actor.metrics.SystemMetrics;
 
@@ -27,16 +28,26 @@ public final class SystemMetricsImpl implements SystemMetrics {
     volatile ProcessingSampleListener listener;
     /** The root guardian, set once the runtime created it. */
     volatile ActorCell<?> root;
+    /** The sampled turns' allocation by behavior and message type; null when off. */
+    final AllocationLedger allocationLedger;
 
     /**
      * @param systemName the system's name
      * @param dispatchers its dispatchers
      * @param deadLetters its dead letters
+     * @param allocationAttribution whether sampled turns attribute their allocation
      */
-    SystemMetricsImpl(String systemName, Dispatchers dispatchers, DeadLettersImpl deadLetters) {
+    SystemMetricsImpl(String systemName, Dispatchers dispatchers, DeadLettersImpl deadLetters, boolean allocationAttribution) {
         this.systemName = systemName;
         this.dispatchers = dispatchers;
         this.deadLetters = deadLetters;
+        this.allocationLedger = AllocationLedger.create(allocationAttribution);
+    }
+
+    @Override
+    public AllocationMetrics allocation() {
+        final AllocationLedger l = allocationLedger;
+        return l != null ? l : AllocationMetrics.DISABLED;
     }
 
     @Override

@@ -96,7 +96,7 @@ public final class SystemRuntime implements ActorSystemSpi {
         this.deadLetters = new DeadLettersImpl(settings.deadLetterSampleSize(), settings.deadLetterLogLimit(), settings.deadLetterLogInterval());
         this.dispatchers = new Dispatchers(this, name, settings);
         this.timers = new TimerService(name, settings.timerTick(), settings.timerTicksPerWheel(), settings.daemonThreads());
-        this.metrics = new SystemMetricsImpl(name, dispatchers, deadLetters);
+        this.metrics = new SystemMetricsImpl(name, dispatchers, deadLetters, settings.allocationAttribution());
         this.mdc = ActorMdc.create(name);
         this.root = ActorCell.createRoot(this, rootPath);
         this.userGuardian = root.children().spawnGuardian("user");

@@ -42,6 +42,14 @@ public interface SystemMetrics {
      */
     void forEachActor(Consumer<ActorMetrics> visitor);
 
+    /**
+     * @return the sampled allocation per behavior and message type; {@link AllocationMetrics#DISABLED}
+     *         when {@code ActorSystemSettings.allocationAttribution} is off
+     */
+    default AllocationMetrics allocation() {
+        return AllocationMetrics.DISABLED;
+    }
+
     /** @return messages processed by all dispatchers since start */
     long messagesProcessed();
 

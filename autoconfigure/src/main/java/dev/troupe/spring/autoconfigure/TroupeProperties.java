@@ -161,7 +161,8 @@ public class TroupeProperties implements Validator {
             .defaultMailbox(defaultMailbox.toSettings())
             .timerWheel(timer.tick, timer.ticksPerWheel)
             .deadLetters(deadLetters.sampleSize, deadLetters.logLimit, deadLetters.logInterval)
-            .daemonThreads(daemonThreads);
+            .daemonThreads(daemonThreads)
+            .allocationAttribution(metrics.allocationAttribution);
         for (Map.Entry<String, Dispatcher> e : dispatchers.entrySet()) {
             builder.dispatcher(e.getValue().toSettings(e.getKey()));
         }
@@ -468,6 +469,23 @@ public class TroupeProperties implements Validator {
          * (troupe.processing.sampled) that can publish percentiles.
          */
         private boolean histogram = true;
+
+        /**
+         * Whether the sampled turns (about one in 16 per actor) read their thread's allocated
+         * bytes and attribute them to the behavior and message type: the
+         * troupe.allocation.bytes and troupe.allocation.messages meters and the
+         * /actuator/troupe/allocation endpoint. Costs two thread-counter reads per sampled turn
+         * and nothing per message.
+         */
+        private boolean allocationAttribution = true;
+
+        public boolean isAllocationAttribution() {
+            return allocationAttribution;
+        }
+
+        public void setAllocationAttribution(boolean allocationAttribution) {
+            this.allocationAttribution = allocationAttribution;
+        }
 
         public boolean isEnabled() {
             return enabled;

@@ -5,6 +5,7 @@ import dev.troupe.actor.DeadLetter;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.DeadLetters;
 import dev.troupe.actor.metrics.ActorMetrics;
+import dev.troupe.actor.metrics.AllocationMetrics;
 import dev.troupe.actor.metrics.DispatcherMetrics;
 import dev.troupe.actor.metrics.SystemMetrics;
 import org.jspecify.annotations.Nullable;
@@ -30,6 +31,8 @@ import java.util.PriorityQueue;
  *   <li>{@code GET /actuator/troupe/mailboxes?limit=10}: the largest mailboxes.</li>
  *   <li>{@code GET /actuator/troupe/dead-letters}: counts by reason and the most recent ones.</li>
  *   <li>{@code GET /actuator/troupe/dispatchers}: each dispatcher's threads and load.</li>
+ *   <li>{@code GET /actuator/troupe/allocation?limit=20}: the top allocators by behavior and message
+ *       type, from sampled turns, largest first.</li>
  *   <li>{@code GET /actuator/troupe/<name>}: a section added by a {@link TroupeEndpointContributor},
  *       such as {@code remote} (the transport's peers).</li>
  * </ul>
@@ -81,9 +84,9 @@ public class TroupeEndpoint {
     }
 
     /**
-     * @param section {@code actors}, {@code mailboxes}, {@code dead-letters} or {@code dispatchers}
+     * @param section {@code actors}, {@code mailboxes}, {@code dead-letters}, {@code dispatchers} or {@code allocation}
      * @param offset for {@code actors}: actors to skip, in tree order
-     * @param limit for {@code actors} and {@code mailboxes}: the most entries to return
+     * @param limit for {@code actors}, {@code mailboxes} and {@code allocation}: the most entries to return
      * @return the section, or null (404) for an unknown one
      */
     @ReadOperation
@@ -98,6 +101,8 @@ public class TroupeEndpoint {
                 return deadLetters(m.deadLetters(), clampLimit(limit, m.deadLetters().sampleCapacity()));
             case "dispatchers":
                 return dispatchers(m);
+            case "allocation":
+                return allocation(m.allocation(), clampLimit(limit, 20));
             default:
                 for (TroupeEndpointContributor c : contributors) {
                     if (c.name().equals(section)) {
@@ -177,6 +182,24 @@ public class TroupeEndpoint {
             a.tracked() ? a.messagesProcessed() : null);
     }
 
+    /** @return the largest allocators of the sampled turns, with their bytes per message and share */
+    static AllocationReport allocation(AllocationMetrics a, int limit) {
+        final List<AllocationMetrics.Row> rows = a.rows();
+        long total = 0;
+        long messages = 0;
+        for (AllocationMetrics.Row r : rows) {
+            total += r.bytes();
+            messages += r.messages();
+        }
+        final List<Allocator> top = new ArrayList<>(Math.min(limit, rows.size()));
+        for (int i = 0; i < rows.size() && i < limit; i++) {
+            final AllocationMetrics.Row r = rows.get(i);
+            top.add(new Allocator(r.behavior(), r.message(), Math.round(r.bytesPerMessage() * 10) / 10.0,
+                total == 0 ? 0 : Math.round(r.bytes() * 1000.0 / total) / 1000.0, r.messages(), r.bytes()));
+        }
+        return new AllocationReport(a.enabled(), total, messages, rows.size(), top);
+    }
+
     private static DeadLetterInfo deadLetters(DeadLetters d, int recentLimit) {
         final Map<String, Long> byReason = new LinkedHashMap<>();
         for (DeadLetterReason r : DeadLetterReason.values()) {
@@ -206,6 +229,33 @@ public class TroupeEndpoint {
     public record DispatcherInfo(String name, int threads, int queuedActors, long messagesProcessed, long runs,
                                  double utilization, long meanProcessingNanos, long meanMailboxWaitNanos,
                                  long allocatedBytes, double allocatedBytesPerMessage) {
+    }
+
+    /**
+     * Allocation in the sampled turns (about one in 16 per actor) by behavior and message type.
+     *
+     * @param enabled whether attribution is on ({@code troupe.metrics.allocation-attribution})
+     * @param sampledBytes bytes allocated in all sampled turns
+     * @param sampledMessages messages processed in them
+     * @param pairs how many (behavior, message type) pairs were seen
+     * @param top the largest, by bytes
+     */
+    public record AllocationReport(boolean enabled, long sampledBytes, long sampledMessages, int pairs, List<Allocator> top) {
+    }
+
+    /**
+     * One behavior and message type.
+     *
+     * @param behavior the class that defined the behavior
+     * @param message the message class, or {@code mixed} for turns of several types, {@code adapted}
+     *                for adapted responses, {@code other} beyond the bound
+     * @param bytesPerMessage bytes allocated per message
+     * @param share its part of all sampled allocation, 0 to 1
+     * @param messagesSampled messages in its sampled turns
+     * @param bytesSampled bytes in its sampled turns
+     */
+    public record Allocator(String behavior, String message, double bytesPerMessage, double share, long messagesSampled,
+                            long bytesSampled) {
     }
 
     /** An actor's mailbox. */

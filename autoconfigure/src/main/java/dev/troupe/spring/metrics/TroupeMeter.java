@@ -12,9 +12,11 @@ package dev.troupe.spring.metrics;
  * sets of values); {@code peer} and {@code direction} on remote meters (one peer value per
  * configured or contacted node); {@code status} and {@code kind} on cluster meters (closed sets),
  * {@code key} on receptionist entries (service keys this node registers or routes to, never keys
- * a peer named), {@code type} on sharding meters (entity types this node initialized, never one a
- * peer named). Dead letters of sharding carry the reasons {@code shard-unavailable},
- * {@code handoff-buffer-full} and {@code entity-stopped} on {@code troupe.dead.letters}.
+ * a peer named); {@code behavior} and {@code message} on allocation attribution (class simple names
+ * of the code's behaviors and message types, at most 256 pairs, more under {@code other});
+ * {@code type} on sharding meters (entity types this node initialized, never one a peer named).
+ * Dead letters of sharding carry the reasons {@code shard-unavailable}, {@code handoff-buffer-full}
+ * and {@code entity-stopped} on {@code troupe.dead.letters}.
  */
 public enum TroupeMeter {
 
@@ -44,6 +46,10 @@ public enum TroupeMeter {
         "Bytes allocated on the heap by the dispatcher's threads (ThreadMXBean): the garbage the actors make"),
     ALLOCATION_PER_MESSAGE("troupe.allocation.per.message", Type.GAUGE, "bytes", "system, dispatcher",
         "Bytes allocated by the dispatcher's threads per message processed, between two reads"),
+    ALLOCATION_BYTES("troupe.allocation.bytes", Type.COUNTER, "bytes", "system, behavior, message",
+        "Bytes allocated in sampled turns (about one in 16) by behavior and message type (class simple names, at most 256 pairs, the rest 'other'); behavior=remote-io is the transport's I/O threads, every byte"),
+    ALLOCATION_MESSAGES("troupe.allocation.messages", Type.COUNTER, null, "system, behavior, message",
+        "Messages processed in the sampled turns of troupe.allocation.bytes: rate(bytes) / rate(messages) is bytes per message; for remote-io, messages sent and received"),
     MAILBOX_SIZE("troupe.mailbox.size", Type.GAUGE, null, "system, dispatcher, actor",
         "Messages waiting in the actor's mailbox (per-actor: bean actors and Props.withMetrics() actors)"),
     ACTOR_MESSAGES_PROCESSED("troupe.actor.messages.processed", Type.COUNTER, null, "system, dispatcher, actor",

@@ -5,6 +5,7 @@ import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.DeadLetters;
 import dev.troupe.actor.metrics.ActorMetrics;
+import dev.troupe.actor.metrics.AllocationMetrics;
 import dev.troupe.actor.metrics.DispatcherMetrics;
 import dev.troupe.actor.metrics.SystemMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -53,6 +54,12 @@ public final class TroupeMetrics implements MeterBinder, AutoCloseable {
     public static final String TAG_ACTOR = "actor";
     /** Tag key of a dead letter's reason. */
     public static final String TAG_REASON = "reason";
+    /** Tag key of the behavior (class simple name) allocation is attributed to. */
+    public static final String TAG_BEHAVIOR = "behavior";
+    /** Tag key of the message type (class simple name) allocation is attributed to. */
+    public static final String TAG_MESSAGE = "message";
+    /** The most (behavior, message) series of the allocation meters; further pairs count under {@code other}. */
+    public static final int MAX_ALLOCATION_SERIES = AllocationMetrics.MAX_PAIRS_PER_THREAD;
 
     private final ActorSystem system;
     private final SystemMetrics metrics;
@@ -62,6 +69,7 @@ public final class TroupeMetrics implements MeterBinder, AutoCloseable {
     private final Tags systemTags;
     private final List<Bound> bound = new CopyOnWriteArrayList<>();
     private final SampledProcessing sampled = new SampledProcessing();
+    private final AllocationSeries allocation;
     private final List<Runnable> refreshHooks = new CopyOnWriteArrayList<>();
     private ScheduledExecutorService refresher;
     private boolean closed;
@@ -79,6 +87,7 @@ public final class TroupeMetrics implements MeterBinder, AutoCloseable {
         this.histogram = histogram;
         this.refreshInterval = refreshInterval;
         this.systemTags = Tags.of(TAG_SYSTEM, system.name());
+        this.allocation = new AllocationSeries(metrics.allocation());
     }
 
     /**
@@ -172,6 +181,7 @@ public final class TroupeMetrics implements MeterBinder, AutoCloseable {
         private final MeterRegistry registry;
         private final Map<String, List<Meter>> dispatcherMeters = new HashMap<>();
         private final IdentityHashMap<ActorMetrics, List<Meter>> actorMeterMap = new IdentityHashMap<>();
+        private final java.util.Set<List<String>> allocationSeries = new java.util.HashSet<>();
 
         Bound(MeterRegistry registry) {
             this.registry = registry;
@@ -205,6 +215,23 @@ public final class TroupeMetrics implements MeterBinder, AutoCloseable {
             }
             if (actorMeters) {
                 refreshActors();
+            }
+            refreshAllocation();
+        }
+
+        /** Series for the (behavior, message) pairs that appeared since the last refresh, up to the bound. */
+        private void refreshAllocation() {
+            for (List<String> key : allocation.seriesKeys()) {
+                if (!allocationSeries.add(key)) {
+                    continue;
+                }
+                final Tags tags = systemTags.and(TAG_BEHAVIOR, key.get(0)).and(TAG_MESSAGE, key.get(1));
+                FunctionCounter.builder(TroupeMeter.ALLOCATION_BYTES.meterName(), allocation, a -> a.bytes(key))
+                    .tags(tags).description(TroupeMeter.ALLOCATION_BYTES.description()).baseUnit(TroupeMeter.ALLOCATION_BYTES.baseUnit())
+                    .register(registry);
+                FunctionCounter.builder(TroupeMeter.ALLOCATION_MESSAGES.meterName(), allocation, a -> a.messages(key))
+                    .tags(tags).description(TroupeMeter.ALLOCATION_MESSAGES.description()).baseUnit(TroupeMeter.ALLOCATION_MESSAGES.baseUnit())
+                    .register(registry);
             }
         }
 
@@ -288,6 +315,14 @@ public final class TroupeMetrics implements MeterBinder, AutoCloseable {
                 .tags(tags).description(TroupeMeter.ACTOR_PROCESSING_TIME.description()).register(registry));
             return meters;
         }
+    }
+
+    /**
+     * @param className a class name from {@link AllocationMetrics}, or one of its fixed values
+     * @return the name without its package ({@code com.acme.Inventory$Reserve} is {@code Inventory$Reserve})
+     */
+    public static String simpleName(String className) {
+        return className.substring(className.lastIndexOf('.') + 1);
     }
 
     private static double allocatedOrZero(DispatcherMetrics d) {

@@ -33,6 +33,10 @@ public final class TroupeRemoteMetrics implements MeterBinder {
     public static final String TAG_PEER = "peer";
     /** Tag key of the direction, {@code in} or {@code out}. */
     public static final String TAG_DIRECTION = "direction";
+    /** The {@code behavior} tag of the transport's I/O threads in the allocation meters. */
+    public static final String REMOTE_IO = "remote-io";
+    /** The {@code message} tag of the remote-io row: every message the I/O threads carried, both ways. */
+    public static final String REMOTE_IO_MESSAGES = "all";
 
     private final RemoteMetrics metrics;
     private final Tags systemTags;
@@ -61,9 +65,29 @@ public final class TroupeRemoteMetrics implements MeterBinder {
         Gauge.builder(TroupeMeter.REMOTE_INBOUND_CONNECTIONS.meterName(), metrics, RemoteMetrics::inboundConnections)
             .tags(systemTags).description(TroupeMeter.REMOTE_INBOUND_CONNECTIONS.description())
             .strongReference(true).register(registry);
+        if (metrics.ioThreadsAllocatedBytes() >= 0) {
+            // The I/O threads as one more row of the allocation meters: every byte they allocate (not
+            // sampled) over every message sent or received, so rate(bytes) / rate(messages) reads alike.
+            final Tags io = systemTags.and(TroupeMetrics.TAG_BEHAVIOR, REMOTE_IO).and(TroupeMetrics.TAG_MESSAGE, REMOTE_IO_MESSAGES);
+            FunctionCounter.builder(TroupeMeter.ALLOCATION_BYTES.meterName(), metrics, m -> Math.max(0, m.ioThreadsAllocatedBytes()))
+                .tags(io).description(TroupeMeter.ALLOCATION_BYTES.description()).baseUnit(TroupeMeter.ALLOCATION_BYTES.baseUnit())
+                .register(registry);
+            FunctionCounter.builder(TroupeMeter.ALLOCATION_MESSAGES.meterName(), metrics, TroupeRemoteMetrics::messagesBothWays)
+                .tags(io).description(TroupeMeter.ALLOCATION_MESSAGES.description()).baseUnit(TroupeMeter.ALLOCATION_MESSAGES.baseUnit())
+                .register(registry);
+        }
         final Bound b = new Bound(registry);
         b.refresh();
         bound.add(b);
+    }
+
+    /** @return user messages sent and received over every peer (retired associations are summed in the other entry) */
+    static double messagesBothWays(RemoteMetrics m) {
+        long sum = 0;
+        for (PeerMetrics p : m.peers()) {
+            sum += p.messagesSent() + p.messagesReceived();
+        }
+        return sum;
     }
 
     /** Binds meters for peers contacted since the last refresh. */

@@ -3,6 +3,7 @@ package dev.troupe.spring.autoconfigure;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Props;
+import dev.troupe.spring.Allocator;
 import dev.troupe.spring.Gate;
 import dev.troupe.spring.endpoint.TroupeEndpoint;
 import org.junit.jupiter.api.Test;
@@ -49,6 +50,42 @@ class TroupeEndpointAutoConfigurationTests {
             assertThat(context).hasFailed();
             assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
                 .contains("troupe.endpoint.max-page-size must be positive, was 0");
+        });
+    }
+
+    @Test
+    void allocationSectionShouldListTheTopAllocatorsLargestFirst() {
+        runner.withPropertyValues("troupe.default-dispatcher.throughput=1").run(context -> {
+            final ActorSystem system = context.getBean(ActorSystem.class);
+            final TroupeEndpoint endpoint = context.getBean(TroupeEndpoint.class);
+            final java.util.concurrent.atomic.AtomicInteger processed = new java.util.concurrent.atomic.AtomicInteger();
+            final ActorRef<Object> ref = system.spawn(Allocator.create(processed), "allocator");
+            for (int i = 0; i < 1600; i++) {
+                ref.tell(i % 3 == 0 ? new Allocator.Chunk(i) : Allocator.Nothing.NOTHING); // period 3: the sampled turns (every 16th) see both
+            }
+            dev.troupe.actor.testkit.ActorTestKit.awaitAssert(java.time.Duration.ofSeconds(30), () -> {
+                final TroupeEndpoint.AllocationReport r = (TroupeEndpoint.AllocationReport) endpoint.section("allocation", null, null);
+                assertThat(r.sampledMessages()).isGreaterThanOrEqualTo(98);
+            });
+            final TroupeEndpoint.AllocationReport report = (TroupeEndpoint.AllocationReport) endpoint.section("allocation", null, 1);
+            assertThat(report.enabled()).isTrue();
+            assertThat(report.pairs()).isGreaterThanOrEqualTo(2);
+            assertThat(report.top()).hasSize(1);
+            final TroupeEndpoint.Allocator top = report.top().get(0);
+            assertThat(top.behavior()).isEqualTo(Allocator.class.getName());
+            assertThat(top.message()).isEqualTo(Allocator.Chunk.class.getName());
+            // the array and its header every time, plus what the first (cold) turns spent loading and linking
+            assertThat(top.bytesPerMessage()).isBetween(1024.0, 2048.0);
+            // its part of all sampled allocation (the runtime's own actors make a little too)
+            assertThat(top.share()).isCloseTo((double) top.bytesSampled() / report.sampledBytes(), org.assertj.core.data.Offset.offset(0.001))
+                .isGreaterThan(0.5).isLessThanOrEqualTo(1.0);
+            assertThat(top.messagesSampled()).isGreaterThanOrEqualTo(30);
+            final TroupeEndpoint.AllocationReport all = (TroupeEndpoint.AllocationReport) endpoint.section("allocation", null, 10);
+            assertThat(all.top()).extracting(TroupeEndpoint.Allocator::bytesSampled).isSortedAccordingTo(java.util.Comparator.reverseOrder());
+            assertThat(all.top()).anySatisfy(a -> {
+                assertThat(a.message()).isEqualTo(Allocator.Nothing.class.getName());
+                assertThat(a.bytesPerMessage()).isLessThan(1.0);
+            });
         });
     }
 

@@ -6,6 +6,7 @@ import dev.troupe.actor.AskPattern;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.Props;
+import dev.troupe.spring.Allocator;
 import dev.troupe.spring.Counter;
 import dev.troupe.spring.TroupeActor;
 import dev.troupe.spring.metrics.TroupeMeter;
@@ -28,6 +29,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.troupe.actor.testkit.ActorTestKit.awaitAssert;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -73,6 +75,8 @@ class TroupeMetricsAutoConfigurationTests {
             awaitAssert(Duration.ofSeconds(10), () -> assertThat(system.metrics().liveActors()).isEqualTo(1));
             doomed.tell("too late");
 
+            // allocation series appear at a refresh once the sampled turns have rows
+            context.getBean(TroupeMetrics.class).refresh();
             for (TroupeMeter meter : TroupeMeter.values()) {
                 if (meter.meterName().startsWith("troupe.remote.") || meter.meterName().startsWith("troupe.cluster.")) {
                     continue; // bound with the transport and the cluster, see TroupeRemote/ClusterAutoConfigurationTests
@@ -115,6 +119,71 @@ class TroupeMetricsAutoConfigurationTests {
             } finally {
                 gate.release(5);
             }
+        });
+    }
+
+    @Test
+    void runShouldReadBytesPerMessageByBehaviorAndMessageType() {
+        // throughput 1: each message of a backlog is a turn of its own, so every 16th is sampled
+        runner.withPropertyValues("troupe.default-dispatcher.throughput=1").run(context -> {
+            final ActorSystem system = context.getBean(ActorSystem.class);
+            final MeterRegistry registry = context.getBean(MeterRegistry.class);
+            final AtomicInteger processed = new AtomicInteger();
+            final ActorRef<Object> ref = system.spawn(Allocator.create(processed), "allocator");
+            final TroupeMetrics metrics = context.getBean(TroupeMetrics.class);
+            // a warm-up round: the first turns also pay for loading and linking code
+            sendChunksAndNothings(system, ref, 98);
+            metrics.refresh();
+            final FunctionCounter chunkBytes = registry.get("troupe.allocation.bytes")
+                .tags("system", "metered", "behavior", "Allocator", "message", "Allocator$Chunk").functionCounter();
+            final FunctionCounter chunkMessages = registry.get("troupe.allocation.messages")
+                .tags("system", "metered", "behavior", "Allocator", "message", "Allocator$Chunk").functionCounter();
+            final FunctionCounter nothingBytes = registry.get("troupe.allocation.bytes")
+                .tags("behavior", "Allocator", "message", "Allocator$Nothing").functionCounter();
+            final FunctionCounter nothingMessages = registry.get("troupe.allocation.messages")
+                .tags("behavior", "Allocator", "message", "Allocator$Nothing").functionCounter();
+            final double chunkBytes0 = chunkBytes.count();
+            final double chunkMessages0 = chunkMessages.count();
+            final double nothingBytes0 = nothingBytes.count();
+            final double nothingMessages0 = nothingMessages.count();
+            sendChunksAndNothings(system, ref, 196);
+            // the series are cached for up to a second; wait for the reading that includes the second round
+            awaitAssert(Duration.ofSeconds(10), () -> assertThat(chunkMessages.count() + nothingMessages.count())
+                .isGreaterThanOrEqualTo(chunkMessages0 + nothingMessages0 + 97));
+            // what rate(bytes) / rate(messages) computes, over the second round
+            assertThat(chunkMessages.count() - chunkMessages0).isGreaterThan(0);
+            assertThat((chunkBytes.count() - chunkBytes0) / (chunkMessages.count() - chunkMessages0)).isBetween(1024 * 0.9, 1024 * 1.1);
+            assertThat(nothingMessages.count() - nothingMessages0).isGreaterThan(0);
+            assertThat((nothingBytes.count() - nothingBytes0) / (nothingMessages.count() - nothingMessages0)).isLessThan(1.0);
+            assertThat(registry.get("troupe.allocation.bytes").meters()).allSatisfy(m ->
+                assertThat(m.getId().getTag("behavior")).doesNotContain("."));
+        });
+    }
+
+    /** 1600 messages, a Chunk every third (the sampled 16th turns see both), then waits for {@code sampled} sampled messages in all. */
+    private static void sendChunksAndNothings(ActorSystem system, ActorRef<Object> ref, long sampled) {
+        for (int i = 0; i < 1600; i++) {
+            ref.tell(i % 3 == 0 ? new Allocator.Chunk(i) : Allocator.Nothing.NOTHING);
+        }
+        awaitAssert(Duration.ofSeconds(30), () -> assertThat(system.metrics().allocation().rows().stream()
+            .filter(r -> r.behavior().equals(Allocator.class.getName())).mapToLong(r -> r.messages()).sum())
+            .isGreaterThanOrEqualTo(sampled));
+    }
+
+    @Test
+    void runWhenAllocationAttributionOffShouldBindNoAllocationSeries() {
+        runner.withPropertyValues("troupe.metrics.allocation-attribution=false", "troupe.default-dispatcher.throughput=1").run(context -> {
+            final ActorSystem system = context.getBean(ActorSystem.class);
+            assertThat(system.settings().allocationAttribution()).isFalse();
+            final AtomicInteger processed = new AtomicInteger();
+            final ActorRef<Object> ref = system.spawn(Allocator.create(processed), "allocator");
+            for (int i = 0; i < 320; i++) {
+                ref.tell(new Allocator.Chunk(i));
+            }
+            awaitAssert(Duration.ofSeconds(30), () -> assertThat(processed.get()).isEqualTo(320));
+            context.getBean(TroupeMetrics.class).refresh();
+            assertThat(system.metrics().allocation().enabled()).isFalse();
+            assertThat(context.getBean(MeterRegistry.class).find("troupe.allocation.bytes").meters()).isEmpty();
         });
     }
 

@@ -55,6 +55,42 @@ class TroupeRemoteMetricsTests {
         }
     }
 
+    @Test
+    void theIoThreadsAllocationIsARowOfTheAllocationMeters() throws Exception {
+        final ActorSystem a = ActorSystem.create("alpha");
+        final ActorSystem b = ActorSystem.create("beta");
+        final RemoteTransport ta = RemoteTransport.start(a, settings());
+        final RemoteTransport tb = RemoteTransport.start(b, settings());
+        try {
+            final java.util.concurrent.atomic.AtomicInteger received = new java.util.concurrent.atomic.AtomicInteger();
+            tb.publish(b.spawn(Behaviors.<String>receiveMessage(m -> {
+                received.incrementAndGet();
+                return Behaviors.same();
+            }), "sink"), String.class);
+            final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new TroupeRemoteMetrics(ta).bindTo(registry);
+            final io.micrometer.core.instrument.FunctionCounter bytes = registry.get("troupe.allocation.bytes")
+                .tags("system", "alpha", "behavior", "remote-io", "message", "all").functionCounter();
+            final io.micrometer.core.instrument.FunctionCounter messages = registry.get("troupe.allocation.messages")
+                .tags("system", "alpha", "behavior", "remote-io", "message", "all").functionCounter();
+            final double bytesBefore = bytes.count();
+            final dev.troupe.actor.ActorRef<String> sink = ta.actorRef(tb.address() + "user/sink", String.class);
+            for (int i = 0; i < 100; i++) {
+                sink.tell("hello");
+            }
+            await(() -> received.get() == 100);
+            // the handshake and the first frames make the I/O threads allocate; every message sent counts
+            assertThat(bytes.count()).isGreaterThan(bytesBefore);
+            assertThat(bytes.count()).isEqualTo((double) ta.metrics().ioThreadsAllocatedBytes(), org.assertj.core.data.Offset.offset(1e6));
+            assertThat(messages.count()).isGreaterThanOrEqualTo(100);
+        } finally {
+            ta.shutdown(Duration.ofMillis(200));
+            tb.shutdown(Duration.ofMillis(200));
+            a.terminate().toCompletableFuture().join();
+            b.terminate().toCompletableFuture().join();
+        }
+    }
+
     private static void await(BooleanSupplier condition) {
         dev.troupe.spring.Await.until("condition", Duration.ofSeconds(20), condition);
     }

@@ -22,10 +22,21 @@ public final class TroupePingPongRig implements PingPongRig {
      * @param pairs the number of pairs, dividing {@link #ROUND_TRIPS_PER_BATCH}
      * @param scenario the variant
      */
-    @SuppressWarnings("unchecked")
     public TroupePingPongRig(int pairs, Scenario scenario) {
+        this(pairs, scenario, true);
+    }
+
+    /**
+     * Starts a system and spawns the pairs.
+     *
+     * @param pairs the number of pairs, dividing {@link #ROUND_TRIPS_PER_BATCH}
+     * @param scenario the variant
+     * @param allocationAttribution whether the system attributes sampled turns' allocation (the default is on)
+     */
+    @SuppressWarnings("unchecked")
+    public TroupePingPongRig(int pairs, Scenario scenario, boolean allocationAttribution) {
         int roundTrips = PingPongRig.roundTripsPerPair(pairs);
-        this.system = TroupeSystems.create("troupe-ping-pong");
+        this.system = TroupeSystems.create("troupe-ping-pong", allocationAttribution);
         this.pingers = new ActorRef[pairs];
         for (int i = 0; i < pairs; i++) {
             ActorRef<PongerMessage> ponger = system.spawn(TroupePonger.create(scenario), "ponger-" + i);

@@ -20,6 +20,15 @@ public final class TroupeSystems {
     }
 
     /**
+     * @param name the system's name
+     * @param allocationAttribution whether sampled turns attribute their allocation (on by default)
+     * @return a started system with the default settings but for allocation attribution
+     */
+    public static ActorSystem create(String name, boolean allocationAttribution) {
+        return ActorSystem.create(name, ActorSystemSettings.builder().allocationAttribution(allocationAttribution).build());
+    }
+
+    /**
      * Terminates the system and waits up to 30 seconds for it.
      *
      * @param system the system

@@ -205,6 +205,12 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         trusted = true;
     }
 
+    /** Trusts a new association before it is published (creation only). */
+    Association trusted() {
+        trusted = true;
+        return this;
+    }
+
     boolean isQuarantined(long uid) {
         return uid != 0 && uid == quarantinedUid;
     }

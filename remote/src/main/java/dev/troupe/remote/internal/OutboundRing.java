@@ -52,7 +52,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * only appear inside messages, cost no buffer. Assignment of new ids takes a lock (once per
  * distinct ref or class); lookups are lock-free; the message path allocates nothing.
  */
-final class OutboundRing implements Serializer.RefWriter {
+final class OutboundRing {
 
     /** Record types (Agrona message type ids, local to this node). */
     static final int RECORD_USER = Protocol.USER;
@@ -89,9 +89,25 @@ final class OutboundRing implements Serializer.RefWriter {
     private static final SendFailure OVERFLOW = new SendFailure(DeadLetterReason.OUTBOUND_OVERFLOW);
     private static final SendFailure TABLE_FULL = new SendFailure(DeadLetterReason.SERIALIZATION_FAILED);
 
-    /** What one telling thread needs while it serializes: reused forever, so a tell allocates nothing. */
-    private static final class Producer {
+    /**
+     * What one telling thread needs while it serializes: reused forever, so a tell allocates
+     * nothing. It is also the {@link Serializer.RefWriter} the serializer writes refs through,
+     * with a one-entry cache in front of the ring's id table.
+     *
+     * <p>Why the cache: a request/reply actor sends its own ref as the reply-to of every message,
+     * and a turn's messages go out on one thread, so the ref written is nearly always the one
+     * this thread wrote last, to the same node. The table lookup it saves (hash and equals of
+     * the ref, in a {@link ConcurrentHashMap} shared by every telling thread) was more than half
+     * the cost of a tell with a ref in the 1-client ping-pong profile; a hit is two identity
+     * comparisons. Table ids are never reassigned while the ring lives, so a hit is always right;
+     * ephemeral slots (temporary refs) are taken afresh for every write and never cached. The
+     * entry keeps at most one ring and one ref reachable per telling thread until its next tell
+     * of a message with a ref.
+     */
+    private static final class Producer implements Serializer.RefWriter {
         final ExpandableDirectByteBuffer scratch = new ExpandableDirectByteBuffer(4096);
+        /** The ring the message being serialized goes to. */
+        OutboundRing ring;
         /** The ask whose reply-to ref the message being serialized carries, if any. */
         PendingAsk ask;
         /** The id of that reply-to ref on this association. */
@@ -102,6 +118,39 @@ final class OutboundRing implements Serializer.RefWriter {
          */
         final ExpandableDirectByteBuffer adverts = new ExpandableDirectByteBuffer(256);
         int advertsLength;
+        /** The last ref this thread wrote (not an ask's), the ring it went to and its id there. */
+        private Object lastRef;
+        private OutboundRing lastRing;
+        private int lastId;
+
+        @Override
+        public int idOf(ActorRef<?> ref) {
+            return idOf(ref, Object.class);
+        }
+
+        /** {@inheritDoc} A local ref is exported with the class, so the inbound side checks replies against it. */
+        @Override
+        public int idOf(ActorRef<?> ref, Class<?> messageType) {
+            final OutboundRing r = ring;
+            if (ref instanceof PendingAsk) {
+                final int id = r.idOfRef(ref, messageType);
+                ask = (PendingAsk) ref;
+                askId = id;
+                return id;
+            }
+            if (ref == lastRef && r == lastRing) {
+                return lastId;
+            }
+            final int id = r.idOfRef(ref, messageType);
+            if ((id & Protocol.EPHEMERAL_ID) == 0) {
+                // a table id; never an ephemeral slot, which is taken afresh (and advertised in the
+                // record) for every write of a temporary ref
+                lastRef = ref;
+                lastRing = r;
+                lastId = id;
+            }
+            return id;
+        }
     }
 
     private static final ThreadLocal<Producer> PRODUCER = ThreadLocal.withInitial(Producer::new);
@@ -217,6 +266,7 @@ final class OutboundRing implements Serializer.RefWriter {
         final Serializer<Object> serializer = binding.serializer();
         final int length;
         producer.ask = null;
+        producer.ring = this;
         try {
             int rid = b.id;
             if (rid == 0) {
@@ -233,7 +283,7 @@ final class OutboundRing implements Serializer.RefWriter {
             scratch.putLong(RECORD_EXPIRY, core.coarseNanos() + maxQueueNanos, ByteOrder.BIG_ENDIAN);
             Frames.encodeUserHeader(scratch, RECORD_BODY, rid, serializer.id(), manifest);
             final int payloadAt = RECORD_BODY + Protocol.USER_PAYLOAD_OFFSET;
-            int end = payloadAt + serializer.write(message, scratch, payloadAt, this);
+            int end = payloadAt + serializer.write(message, scratch, payloadAt, producer);
             if (producer.ask != null) {
                 // the reply-to ref of an ask goes in a trailer too, so the receiving node can fail the
                 // ask at once if it cannot deliver the message (a FAILURE frame naming that ref)
@@ -333,27 +383,10 @@ final class OutboundRing implements Serializer.RefWriter {
     }
 
     /**
-     * {@inheritDoc} Writes an ADVERTISE record ahead of the message the first time a ref is seen.
-     * The reply-to ref of an ask is noted, so the request is not sent after the ask gave up.
+     * The id of a ref written into a message to this node (through the telling thread's
+     * {@link Producer}, which notes the reply-to ref of an ask, so the request is not sent after
+     * the ask gave up). Writes an ADVERTISE record ahead of the message the first time a ref is seen.
      */
-    @Override
-    public int idOf(ActorRef<?> ref) {
-        return idOf(ref, Object.class);
-    }
-
-    /** {@inheritDoc} A local ref is exported with the class, so the inbound side checks replies against it. */
-    @Override
-    public int idOf(ActorRef<?> ref, Class<?> messageType) {
-        if (ref instanceof PendingAsk) {
-            final int id = idOfRef(ref, messageType);
-            final Producer p = PRODUCER.get();
-            p.ask = (PendingAsk) ref;
-            p.askId = id;
-            return id;
-        }
-        return idOfRef(ref, messageType);
-    }
-
     private int idOfRef(ActorRef<?> ref, Class<?> messageType) {
         final Integer known = ids.get(ref);
         if (known != null) {

@@ -45,7 +45,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 
@@ -83,6 +82,8 @@ public final class TransportCore implements RemoteMetrics {
     final InboundSlots inboundSlots;
     private final int authMode;
     private final EventLoopGroup group;
+    /** The event loops' threads, for their allocation. */
+    private final IoThreads ioThreads;
     private final boolean epoll;
     private final Class<? extends SocketChannel> clientChannel;
     private final Channel serverChannel;
@@ -131,8 +132,8 @@ public final class TransportCore implements RemoteMetrics {
         final IoHandlerFactory io = epoll
             ? (spin > 0 ? EpollIoHandler.newFactory(0, IdleSpinStrategy.factory(spin)) : EpollIoHandler.newFactory())
             : NioIoHandler.newFactory();
-        this.group = new MultiThreadIoEventLoopGroup(settings.ioThreads(),
-            new DefaultThreadFactory("troupe-" + system.name() + "-remote", true), io);
+        this.ioThreads = new IoThreads("troupe-" + system.name() + "-remote");
+        this.group = new MultiThreadIoEventLoopGroup(settings.ioThreads(), ioThreads, io);
         this.clientChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
         final Class<? extends ServerChannel> serverClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         final ServerBootstrap sb = new ServerBootstrap()
@@ -444,10 +445,11 @@ public final class TransportCore implements RemoteMetrics {
     }
 
     /**
-     * @param configured whether the application asked for this node (a lookup): its address becomes a metric tag
+     * @param trusted whether the application asked for this node (a lookup) or it authenticated: its
+     *        address becomes a metric tag
      * @return the association for a node, created if the limit allows; null if not
      */
-    Association association(ActorPath root, boolean configured) {
+    Association association(ActorPath root, boolean trusted) {
         final String key = key(root);
         Association a = associations.get(key);
         if (a == null) {
@@ -456,9 +458,13 @@ public final class TransportCore implements RemoteMetrics {
                     + " associations, the limit");
                 return null;
             }
-            a = associations.computeIfAbsent(key, k -> newAssociation(root));
+            // a trusted association is trusted before the map publishes it: peers() never sees it
+            // half made (listed nowhere, or counted among the other peers) while its handshake completes
+            a = trusted
+                ? associations.computeIfAbsent(key, k -> newAssociation(root).trusted())
+                : associations.computeIfAbsent(key, k -> newAssociation(root));
         }
-        if (configured) {
+        if (trusted) {
             a.trust();
         }
         return a;
@@ -475,11 +481,10 @@ public final class TransportCore implements RemoteMetrics {
      * @throws FrameRejectedException {@code association-limit} if this node keeps the maximum already
      */
     Association acceptInbound(ActorPath root) {
-        final Association a = association(root, false);
+        final Association a = association(root, true);
         if (a == null) {
             throw new FrameRejectedException(FrameRejection.ASSOCIATION_LIMIT, "limit " + settings.maxAssociations());
         }
-        a.trust();
         return a;
     }
 
@@ -738,6 +743,11 @@ public final class TransportCore implements RemoteMetrics {
     @Override
     public long heartbeatRepliesDropped() {
         return repliesDropped.get();
+    }
+
+    @Override
+    public long ioThreadsAllocatedBytes() {
+        return ioThreads.allocatedBytes();
     }
 
     @Override
