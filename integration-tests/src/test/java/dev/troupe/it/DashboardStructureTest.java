@@ -110,7 +110,11 @@ class DashboardStructureTest {
                 "jvm_gc_pause_seconds", "jvm_memory_used_bytes",
                 "troupe_remote_messages", "troupe_remote_bytes", "troupe_remote_associations", "troupe_remote_phi",
                 "troupe_cluster_members", "troupe_cluster_unreachable", "troupe_cluster_view_changes",
-                "troupe_cluster_receptionist_entries")) {
+                "troupe_cluster_receptionist_entries", "troupe_cluster_sharding_entities", "troupe_cluster_sharding_shards",
+                "troupe_cluster_sharding_handoffs_seconds", "troupe_cluster_sharding_forwarded",
+                "troupe_cluster_sharding_buffered", "troupe_cluster_sharding_buffered_messages",
+                "troupe_cluster_sharding_entities_started", "troupe_cluster_sharding_passivations",
+                "troupe_cluster_sharding_rejected", "shard-unavailable")) {
             assertThat(exprs).as("the dashboard queries %s", meter).contains(meter);
         }
     }

@@ -2,22 +2,19 @@ package dev.troupe.sample;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.Behavior;
-import dev.troupe.cluster.Routers;
+import dev.troupe.cluster.sharding.EntityContext;
 import dev.troupe.spring.TroupeActor;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import dev.troupe.spring.cluster.sharding.TroupeEntity;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.util.function.Function;
+
 /**
- * The service's actors, declared as beans: the starter spawns them and provides their refs.
- *
- * <p>A worker (and a standalone node) hosts the SKU actors in its {@code inventory} actor,
- * registered with the receptionist under the service key {@link Inventory#SERVICE_KEY}. An API node
- * ({@code inventory.role=api}) hosts none: its {@code inventoryRouter} is a group router over that
- * key, cluster-wide, so it reaches every worker the cluster finds (through DNS in docker/) with no
- * list of workers anywhere. Consistent hashing on the SKU id sends every command for one SKU to
- * the same worker while the workers stay the same; when one comes or goes, about 1/N of the SKUs
- * move (and start afresh on their new worker: sharding with hand-off will keep them).
+ * The service's actors, declared as beans: the starter spawns the audit actor and initializes
+ * the SKUs as sharded entities on every node, giving an {@code EntityRefFactory<Sku.Command>}.
+ * Every node of the cluster serves the API and hosts SKUs: each SKU runs on the member that owns
+ * its shard, and moves (with its stock, see {@link Sku}) when members come and go.
  */
 @Configuration(proxyBeanMethods = false)
 public class InventoryActors {
@@ -29,16 +26,8 @@ public class InventoryActors {
     }
 
     @Bean
-    @TroupeActor(serviceKey = Inventory.SERVICE_KEY_ID)
-    @ConditionalOnExpression("'${inventory.role:standalone}' != 'api'")
-    Behavior<Inventory.ForSku> inventory(ActorRef<Audit.Message> audit) {
-        return Inventory.create(audit);
-    }
-
-    @Bean
-    @TroupeActor
-    @ConditionalOnExpression("'${inventory.role:standalone}' == 'api'")
-    Behavior<Inventory.ForSku> inventoryRouter() {
-        return Routers.group(Inventory.SERVICE_KEY).withConsistentHashingRouting(10, Inventory.ForSku::sku);
+    @TroupeEntity(name = "Sku", stopMessage = Sku.Stop.class)
+    Function<EntityContext<Sku.Command>, Behavior<Sku.Command>> sku(ActorRef<Audit.Message> audit, InventoryMeters meters) {
+        return entity -> Sku.create(entity, audit, meters);
     }
 }

@@ -74,7 +74,7 @@ public class InventoryController {
         return ResponseEntity.badRequest().body(Map.of("error", e.getMessage()));
     }
 
-    @ExceptionHandler({AskTimeoutException.class, CompletionException.class, InventoryService.WorkerUnavailableException.class})
+    @ExceptionHandler({AskTimeoutException.class, CompletionException.class, InventoryService.SkuUnavailableException.class})
     ResponseEntity<Map<String, String>> unavailable(Exception e) {
         final Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(Map.of("error", String.valueOf(cause.getMessage())));

@@ -3,6 +3,7 @@ package dev.troupe.sample;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.AskPattern;
+import dev.troupe.spring.cluster.sharding.EntityRefFactory;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 
@@ -14,62 +15,25 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
- * Asks the inventory's actors; every call is one message to one SKU actor and one reply.
- *
- * <p>{@code inventory.role} decides where the SKU actors live:
- * <ul>
- * <li>{@code standalone} (the default) and {@code worker}: in this node's {@code inventory} actor;</li>
- * <li>{@code api}: on the workers, reached through the {@code inventoryRouter} group router over
- * the service key {@link Inventory#SERVICE_KEY}: every worker the cluster has, each SKU on one of
- * them by consistent hashing of its id.</li>
- * </ul>
+ * Asks the SKUs; every call is one message to one SKU entity, wherever in the cluster it runs,
+ * and one reply.
  */
 @Service
 public class InventoryService {
 
     private static final Pattern SKU_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
-    private static final String LOCAL_INVENTORY = "inventoryRef";
-    private static final String ROUTER = "inventoryRouterRef";
 
-    private final String name;
-    private final ActorRef<Inventory.ForSku> inventory;
+    private final EntityRefFactory<Sku.Command> skus;
     private final ActorRef<Audit.Message> audit;
     private final ActorSystem system;
     private final Duration timeout;
-    private final boolean api;
 
-    /**
-     * @param inventories every {@code ActorRef<Inventory.ForSku>} bean by name: the local
-     *                    {@code inventory} actor's ref, or on an API node the router's
-     */
-    public InventoryService(Map<String, ActorRef<Inventory.ForSku>> inventories, ActorRef<Audit.Message> audit,
-                            ActorSystem system, @Value("${inventory.ask-timeout:3s}") Duration timeout,
-                            @Value("${inventory.role:standalone}") String role) {
+    public InventoryService(EntityRefFactory<Sku.Command> skus, ActorRef<Audit.Message> audit,
+                            ActorSystem system, @Value("${inventory.ask-timeout:3s}") Duration timeout) {
+        this.skus = skus;
         this.audit = audit;
         this.system = system;
         this.timeout = timeout;
-        switch (role) {
-            case "api" -> {
-                this.api = true;
-                this.name = ROUTER;
-            }
-            case "standalone", "worker" -> {
-                this.api = false;
-                this.name = LOCAL_INVENTORY;
-            }
-            default -> throw new IllegalArgumentException("inventory.role must be standalone, api or worker, was '" + role + "'");
-        }
-        this.inventory = inventories.get(name);
-        if (inventory == null) {
-            throw new IllegalStateException("inventory.role=" + role + " needs the bean " + name + ", found " + inventories.keySet());
-        }
-    }
-
-    /**
-     * @return the name of the inventory bean this node asks: its own inventory, or the router to the workers'
-     */
-    public String inventoryBean() {
-        return name;
     }
 
     public CompletionStage<Sku.Reply> restock(String sku, int quantity) {
@@ -96,23 +60,18 @@ public class InventoryService {
         if (!SKU_ID.matcher(sku).matches()) {
             throw new IllegalArgumentException("SKU ids are 1 to 64 letters, digits, '-' or '_': " + sku);
         }
-        final CompletionStage<Sku.Reply> reply = AskPattern.ask(inventory,
-            replyTo -> new Inventory.ForSku(sku, command.apply(replyTo)), timeout, system);
-        if (!api) {
-            return reply;
-        }
-        return reply.handle((r, failure) -> {
+        return skus.entityRefFor(sku).ask(Sku.Reply.class, command, timeout).handle((r, failure) -> {
             if (failure != null) {
-                throw new CompletionException(new WorkerUnavailableException("no worker answered for SKU " + sku + " within "
-                    + timeout.toMillis() + " ms (none is up and reachable, or the one that owns it is overloaded)", failure));
+                throw new CompletionException(new SkuUnavailableException("SKU " + sku + " did not answer within "
+                    + timeout.toMillis() + " ms (its owner is unreachable, its shard is moving, or it is overloaded)", failure));
             }
             return r;
         });
     }
 
-    /** The worker that owns a SKU did not answer in time (down, unreachable, or overloaded). */
-    public static final class WorkerUnavailableException extends RuntimeException {
-        WorkerUnavailableException(String message, Throwable cause) {
+    /** The SKU did not answer in time: the request may or may not have been processed. */
+    public static final class SkuUnavailableException extends RuntimeException {
+        SkuUnavailableException(String message, Throwable cause) {
             super(message, cause);
         }
     }

@@ -1,8 +1,11 @@
 package dev.troupe.sample;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.EventListener;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -23,10 +26,16 @@ import jakarta.annotation.PreDestroy;
  * and release random SKUs through the same service the REST API uses.
  *
  * <pre>
- * POST /api/load?seconds=30&amp;skus=100&amp;workers=4   start a run (409 if one is running)
- * GET  /api/load                                  the current or last run
+ * POST   /api/load?seconds=30&amp;skus=100&amp;workers=4   start a run (409 if one is running)
+ * GET    /api/load                                  the current or last run
+ * DELETE /api/load                                  end the current run now
  * </pre>
  * or {@code inventory.load.on-startup=true} to start a run when the application is ready.
+ *
+ * <p>Every answer its clients get is counted ({@code inventory.load.requests} by kind and outcome:
+ * ok, refused, or failed when no answer came in time) with the quantities of the ok and failed
+ * ones ({@code inventory.load.quantity}), so the stock the SKUs hold can be checked against what
+ * the clients were told: every reservation processed once, or reported failed.
  */
 @RestController
 public class LoadGenerator {
@@ -36,13 +45,43 @@ public class LoadGenerator {
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final Counter reserveOk;
+    private final Counter reserveRefused;
+    private final Counter reserveFailed;
+    private final Counter releaseOk;
+    private final Counter releaseRefused;
+    private final Counter releaseFailed;
+    private final Counter reservedQuantity;
+    private final Counter reserveFailedQuantity;
+    private final Counter releasedQuantity;
+    private final Counter releaseFailedQuantity;
     private final List<Thread> workers = new ArrayList<>();
     private volatile long deadlineNanos;
     private volatile boolean stopping;
 
-    public LoadGenerator(InventoryService inventory, LoadProperties properties) {
+    public LoadGenerator(InventoryService inventory, LoadProperties properties, MeterRegistry registry) {
         this.inventory = inventory;
         this.properties = properties;
+        this.reserveOk = requests(registry, "reserve", "ok");
+        this.reserveRefused = requests(registry, "reserve", "refused");
+        this.reserveFailed = requests(registry, "reserve", "failed");
+        this.releaseOk = requests(registry, "release", "ok");
+        this.releaseRefused = requests(registry, "release", "refused");
+        this.releaseFailed = requests(registry, "release", "failed");
+        this.reservedQuantity = quantity(registry, "reserve", "ok");
+        this.reserveFailedQuantity = quantity(registry, "reserve", "failed");
+        this.releasedQuantity = quantity(registry, "release", "ok");
+        this.releaseFailedQuantity = quantity(registry, "release", "failed");
+    }
+
+    private static Counter requests(MeterRegistry registry, String kind, String outcome) {
+        return Counter.builder("inventory.load.requests").tag("kind", kind).tag("outcome", outcome)
+            .description("Requests of the load generator's clients by the answer they got (failed: none in time)").register(registry);
+    }
+
+    private static Counter quantity(MeterRegistry registry, String kind, String outcome) {
+        return Counter.builder("inventory.load.quantity").tag("kind", kind).tag("outcome", outcome)
+            .description("Stock quantity in the load generator's requests that were answered ok, or failed").register(registry);
     }
 
     @EventListener(ApplicationReadyEvent.class)
@@ -67,6 +106,12 @@ public class LoadGenerator {
             return ResponseEntity.status(409).body(status());
         }
         return ResponseEntity.accepted().body(status());
+    }
+
+    @DeleteMapping("/api/load")
+    public Map<String, Object> endRun() {
+        deadlineNanos = System.nanoTime();
+        return status();
     }
 
     @GetMapping("/api/load")
@@ -113,23 +158,46 @@ public class LoadGenerator {
         while (!stopping && System.nanoTime() - deadlineNanos < 0) {
             final String sku = skuId(random.nextInt(skus));
             final int quantity = 1 + random.nextInt(3);
+            final Sku.Reply reserved;
             try {
-                final Sku.Reply reserved = inventory.reserve(sku, quantity).toCompletableFuture().get(5, TimeUnit.SECONDS);
-                requests.incrementAndGet();
-                if (reserved instanceof Sku.Rejected) {
-                    refused.incrementAndGet();
-                    continue;
-                }
-                // Most reservations are released again (a cancelled cart), so stock lasts.
-                if (random.nextInt(10) < 9) {
-                    inventory.release(sku, quantity).toCompletableFuture().get(5, TimeUnit.SECONDS);
-                    requests.incrementAndGet();
-                }
+                reserved = inventory.reserve(sku, quantity).toCompletableFuture().get(5, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception e) {
                 failed.incrementAndGet();
+                reserveFailed.increment();
+                reserveFailedQuantity.increment(quantity);
+                continue;
+            }
+            requests.incrementAndGet();
+            if (reserved instanceof Sku.Rejected) {
+                refused.incrementAndGet();
+                reserveRefused.increment();
+                continue;
+            }
+            reserveOk.increment();
+            reservedQuantity.increment(quantity);
+            // Most reservations are released again (a cancelled cart), so stock lasts.
+            if (random.nextInt(10) < 9) {
+                try {
+                    final Sku.Reply released = inventory.release(sku, quantity).toCompletableFuture().get(5, TimeUnit.SECONDS);
+                    requests.incrementAndGet();
+                    if (released instanceof Sku.Rejected) {
+                        refused.incrementAndGet();
+                        releaseRefused.increment();
+                    } else {
+                        releaseOk.increment();
+                        releasedQuantity.increment(quantity);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (Exception e) {
+                    failed.incrementAndGet();
+                    releaseFailed.increment();
+                    releaseFailedQuantity.increment(quantity);
+                }
             }
         }
     }

@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * from {@code /actuator/prometheus} and the actor system from {@code /actuator/troupe}.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-    properties = {"server.address=127.0.0.1", "troupe.default-dispatcher.threads=2", "troupe.metrics.refresh-interval=200ms"})
+    properties = {"server.address=127.0.0.1", "troupe.remote.bind-port=0", "troupe.default-dispatcher.threads=2",
+        "troupe.metrics.refresh-interval=200ms"})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class InventoryApplicationTests {
 
@@ -54,26 +55,33 @@ class InventoryApplicationTests {
         assertThat(call("POST", "/api/skus/bad%20id/stock?quantity=1").statusCode()).isEqualTo(400);
         assertThat(call("GET", "/api/refusals").body()).contains("\"insufficient-stock\":1");
 
-        // Six commands went through the inventory actor; the audit actor got one event and one query.
+        // Six commands reached the two SKU entities, in a cluster of one; the audit actor got one event and one query.
         final String prometheus = call("GET", "/actuator/prometheus").body();
-        assertThat(value(prometheus, "troupe_actor_messages_processed_total", "actor=\"inventory\"")).isEqualTo(6.0);
+        assertThat(value(prometheus, "inventory_commands_total", "kind=\"restock\",outcome=\"ok\"")).isEqualTo(2.0);
+        assertThat(value(prometheus, "inventory_commands_total", "kind=\"reserve\",outcome=\"ok\"")).isEqualTo(1.0);
+        assertThat(value(prometheus, "inventory_commands_total", "kind=\"reserve\",outcome=\"refused\"")).isEqualTo(1.0);
+        assertThat(value(prometheus, "inventory_commands_total", "kind=\"release\",outcome=\"ok\"")).isEqualTo(1.0);
         assertThat(value(prometheus, "troupe_actor_messages_processed_total", "actor=\"audit\"")).isEqualTo(2.0);
-        assertThat(value(prometheus, "troupe_mailbox_size", "actor=\"inventory\"")).isEqualTo(0.0);
-        // inventory, audit, two SKU actors and the receptionist (the inventory is registered under its
-        // service key, even standalone); the SKU actors have no series of their own.
-        assertThat(value(prometheus, "troupe_actors_live", "system=\"inventory\"")).isEqualTo(5.0);
-        assertThat(prometheus).doesNotContain("actor=\"inventory/sku-A-1\"");
+        assertThat(value(prometheus, "troupe_cluster_sharding_entities", "type=\"Sku\"")).isEqualTo(2.0);
+        assertThat(value(prometheus, "troupe_cluster_sharding_shards", "type=\"Sku\"")).isEqualTo(100.0);
+        assertThat(value(prometheus, "troupe_cluster_sharding_entities_started_total", "type=\"Sku\"")).isEqualTo(2.0);
+        // the SKU entities have no series of their own
+        assertThat(prometheus).doesNotContain("A-1");
         assertThat(value(prometheus, "troupe_dead_letters_total", "reason=\"mailbox-full\"")).isEqualTo(0.0);
-        assertThat(value(prometheus, "troupe_messages_processed_total", "dispatcher=\"default\"")).isGreaterThanOrEqualTo(6 + 6 + 2);
+        assertThat(value(prometheus, "troupe_dead_letters_total", "reason=\"shard-unavailable\"")).isEqualTo(0.0);
+        assertThat(value(prometheus, "troupe_messages_processed_total", "dispatcher=\"default\"")).isGreaterThanOrEqualTo(6 + 2);
         assertThat(prometheus).contains("troupe_dispatcher_utilization{").contains("troupe_dispatcher_allocated_bytes_total{")
             .contains("troupe_allocation_per_message_bytes{").contains("troupe_processing_time_seconds_count{")
             .contains("troupe_mailbox_wait_seconds_count{").contains("jvm_gc_");
 
         final String troupe = call("GET", "/actuator/troupe").body();
-        assertThat(troupe).contains("\"name\":\"inventory\"").contains("\"liveActors\":5").contains("\"state\":\"running\"")
+        assertThat(troupe).contains("\"name\":\"inventory\"").contains("\"state\":\"running\"")
             .contains("\"dispatchers\":[").contains("\"byReason\":{");
+        final String sharding = call("GET", "/actuator/troupe/sharding").body();
+        assertThat(sharding).contains("\"name\":\"Sku\"").contains("\"activeEntities\":2").contains("\"numberOfShards\":100")
+            .contains("\"unownedShards\":0");
         final String actors = call("GET", "/actuator/troupe/actors?offset=0&limit=10").body();
-        assertThat(actors).contains("troupe://inventory/user/inventory/sku-A-1").contains("troupe://inventory/user/audit");
+        assertThat(actors).contains("troupe://inventory/user/audit");
 
         // The troupe indicator is UP, and a member of the readiness group (Boot's probe groups
         // hide their components over HTTP, so membership is read from the endpoint bean).

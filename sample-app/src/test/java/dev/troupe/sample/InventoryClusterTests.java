@@ -1,6 +1,7 @@
 package dev.troupe.sample;
 
-import dev.troupe.cluster.Receptionist;
+import dev.troupe.cluster.Cluster;
+import dev.troupe.cluster.MemberStatus;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -22,103 +23,84 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample app as a cluster in one JVM: two {@code inventory.role=worker} nodes and one
- * {@code inventory.role=api} node, each a full Spring Boot application with its own HTTP port and
- * remote transport on 127.0.0.1, members of one cluster (static discovery of the three). The API
- * node knows no worker by name: its group router over the service key {@code inventory} reaches
- * both, each SKU on one of them, over real sockets; every command is processed exactly once, and
- * when a worker leaves, its SKUs are routed to the other at once.
+ * The sample app as a cluster in one JVM: three nodes, each a full Spring Boot application with
+ * its own HTTP port and remote transport on 127.0.0.1, members of one cluster (static discovery of
+ * the three). Every node serves the API and hosts SKUs: each SKU is a sharded entity on the member
+ * that owns its shard, reached from any node over real sockets, every command processed exactly
+ * once. When a node leaves gracefully its SKUs move to the others with their stock.
  */
 class InventoryClusterTests {
 
     private static final String SECRET = "inventory-cluster-test-secret";
-    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final Duration WAIT = Duration.ofSeconds(60);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @Test
-    void theApiNodeRoutesEachSkuToOneWorkerThroughTheReceptionist() throws Exception {
+    void everyNodeServesEverySkuEachCommandProcessedOnceAndALeavingNodeHandsItsSkusOver() throws Exception {
         final int p1 = freePort();
         final int p2 = freePort();
-        final int pApi = freePort();
-        final String members = "--troupe.cluster.static-members=127.0.0.1:" + p1 + ",127.0.0.1:" + p2 + ",127.0.0.1:" + pApi;
-        try (ConfigurableApplicationContext worker1 = start("worker", p1, members);
-             ConfigurableApplicationContext worker2 = start("worker", p2, members);
-             ConfigurableApplicationContext api = start("api", pApi, members, "--inventory.ask-timeout=6s")) {
-            assertThat(api.getBean(InventoryService.class).inventoryBean()).isEqualTo("inventoryRouterRef");
-            final Receptionist receptionist = api.getBean(Receptionist.class);
-            Awaitility.await("the API node's router lists both workers").atMost(WAIT).until(() ->
-                receptionist.find(Inventory.SERVICE_KEY, Duration.ofSeconds(5)).toCompletableFuture().join()
-                    .serviceInstances(Inventory.SERVICE_KEY).size() == 2);
+        final int p3 = freePort();
+        final String members = "--troupe.cluster.static-members=127.0.0.1:" + p1 + ",127.0.0.1:" + p2 + ",127.0.0.1:" + p3;
+        try (ConfigurableApplicationContext n1 = start(p1, members);
+             ConfigurableApplicationContext n2 = start(p2, members);
+             ConfigurableApplicationContext n3 = start(p3, members)) {
+            final List<ConfigurableApplicationContext> nodes = List.of(n1, n2, n3);
+            for (ConfigurableApplicationContext n : nodes) {
+                Awaitility.await("three members up").atMost(WAIT).until(() -> n.getBean(Cluster.class).state().members().stream()
+                    .filter(m -> m.status() == MemberStatus.UP).count() == 3);
+            }
 
-            // Twenty-four SKUs, each restocked, reserved, over-reserved and queried through the API node.
+            // Thirty SKUs, each restocked, reserved, over-reserved and queried, each command through another node.
             final List<String> skus = new ArrayList<>();
-            for (int i = 0; i < 24; i++) {
+            for (int i = 0; i < 30; i++) {
                 final String sku = "C-" + i;
                 skus.add(sku);
-                final HttpResponse<String> restock = call(api, "POST", "/api/skus/" + sku + "/stock?quantity=10");
+                final HttpResponse<String> restock = call(nodes.get(i % 3), "POST", "/api/skus/" + sku + "/stock?quantity=10");
                 assertThat(restock.statusCode()).as(restock.body()).isEqualTo(200);
                 assertThat(restock.body()).contains("\"sku\":\"" + sku + "\"").contains("\"available\":10");
-                final HttpResponse<String> reserve = call(api, "POST", "/api/skus/" + sku + "/reservations?quantity=3");
+                final HttpResponse<String> reserve = call(nodes.get((i + 1) % 3), "POST", "/api/skus/" + sku + "/reservations?quantity=3");
                 assertThat(reserve.statusCode()).as(reserve.body()).isEqualTo(200);
                 assertThat(reserve.body()).contains("\"available\":7").contains("\"reserved\":3");
-                final HttpResponse<String> tooMuch = call(api, "POST", "/api/skus/" + sku + "/reservations?quantity=50");
+                final HttpResponse<String> tooMuch = call(nodes.get((i + 2) % 3), "POST", "/api/skus/" + sku + "/reservations?quantity=50");
                 assertThat(tooMuch.statusCode()).as(tooMuch.body()).isEqualTo(409);
                 assertThat(tooMuch.body()).contains("insufficient stock");
-                assertThat(call(api, "GET", "/api/skus/" + sku).body()).contains("\"available\":7").contains("\"reserved\":3");
+                assertThat(call(nodes.get(i % 3), "GET", "/api/skus/" + sku).body()).contains("\"available\":7").contains("\"reserved\":3");
             }
 
-            // Every command was processed exactly once, by one worker or the other, and both had some;
-            // the API node hosts no inventory. (A turn's count is published as it ends: wait for it.)
-            final String[] scraped = new String[2];
-            Awaitility.await("96 commands counted on the workers").atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> {
-                scraped[0] = call(worker1, "GET", "/actuator/prometheus").body();
-                scraped[1] = call(worker2, "GET", "/actuator/prometheus").body();
-                return sum(scraped[0], "troupe_actor_messages_processed_total", "actor=\"inventory\"")
-                    + sum(scraped[1], "troupe_actor_messages_processed_total", "actor=\"inventory\"") == 96;
-            });
-            final double on1 = sum(scraped[0], "troupe_actor_messages_processed_total", "actor=\"inventory\"");
-            final double on2 = sum(scraped[1], "troupe_actor_messages_processed_total", "actor=\"inventory\"");
-            assertThat(on1).as("commands on worker 1").isPositive();
-            assertThat(on2).as("commands on worker 2").isPositive();
-            assertThat(on1 % 4).as("each SKU's four commands on one worker").isZero();
-            assertThat(call(api, "GET", "/actuator/prometheus").body()).doesNotContain("actor=\"inventory\"");
-            assertThat(call(api, "GET", "/actuator/prometheus").body()).contains("troupe_cluster_members{")
-                .contains("status=\"up\"");
-
-            // Which SKUs live on worker 1 (asked directly: a worker's API is its own inventory).
-            final List<String> onWorker1 = new ArrayList<>();
-            for (String sku : skus) {
-                if (call(worker1, "GET", "/api/skus/" + sku).body().contains("\"reserved\":3")) {
-                    onWorker1.add(sku);
+            // Every command processed exactly once, on the node that hosts its SKU; each node hosts some.
+            final double[] restocks = new double[3];
+            Awaitility.await("30 restocks and 60 reservations counted").atMost(WAIT).pollInterval(Duration.ofMillis(100)).until(() -> {
+                double r = 0;
+                double reservations = 0;
+                for (int i = 0; i < 3; i++) {
+                    final String scraped = call(nodes.get(i), "GET", "/actuator/prometheus").body();
+                    restocks[i] = sum(scraped, "inventory_commands_total", "kind=\"restock\"");
+                    r += restocks[i];
+                    reservations += sum(scraped, "inventory_commands_total", "kind=\"reserve\"");
                 }
+                return r == 30 && reservations == 60;
+            });
+            for (int i = 0; i < 3; i++) {
+                assertThat(restocks[i]).as("SKUs restocked on node %d", i + 1).isPositive();
+                final String sharding = call(nodes.get(i), "GET", "/actuator/troupe/sharding").body();
+                assertThat(sharding).as("node %d", i + 1).contains("\"activeEntities\":" + (int) restocks[i]);
             }
-            assertThat(onWorker1.size() * 4.0).isEqualTo(on1);
 
-            // Worker 2 leaves (its context closes: graceful leave). The API node routes around it at
-            // once: its SKUs answer again from worker 1, afresh; worker 1's SKUs keep their stock.
-            worker2.close();
-            Awaitility.await("the router lists one worker").atMost(WAIT).until(() ->
-                receptionist.find(Inventory.SERVICE_KEY, Duration.ofSeconds(5)).toCompletableFuture().join()
-                    .serviceInstances(Inventory.SERVICE_KEY).size() == 1);
+            // Node 3 leaves (its context closes: graceful leave, hand-off first). Its SKUs move to the
+            // others with their stock; nothing was lost and nothing answers twice.
+            n3.close();
             for (String sku : skus) {
-                final HttpResponse<String> r = call(api, "GET", "/api/skus/" + sku);
+                final HttpResponse<String> r = call(nodes.get(sku.hashCode() % 2 == 0 ? 0 : 1), "GET", "/api/skus/" + sku);
                 assertThat(r.statusCode()).as(sku + ": " + r.body()).isEqualTo(200);
-                assertThat(r.body()).contains(onWorker1.contains(sku) ? "\"available\":7" : "\"available\":0");
+                assertThat(r.body()).as(sku).contains("\"available\":7").contains("\"reserved\":3");
             }
-        }
-    }
-
-    @Test
-    void anUnknownRoleFailsStartupNamingTheProperty() {
-        final Throwable unknown = catchStartup("--inventory.role=leader");
-        assertThat(unknown).hasStackTraceContaining("inventory.role must be standalone, api or worker, was 'leader'");
-    }
-
-    private static Throwable catchStartup(String... args) {
-        try (ConfigurableApplicationContext ignored = app().run(args)) {
-            throw new AssertionError("started with " + String.join(" ", args));
-        } catch (RuntimeException e) {
-            return e;
+            double dead = 0;
+            for (int i = 0; i < 2; i++) {
+                final String scraped = call(nodes.get(i), "GET", "/actuator/prometheus").body();
+                dead += sum(scraped, "troupe_dead_letters_total", "reason=\"shard-unavailable\"")
+                    + sum(scraped, "troupe_dead_letters_total", "reason=\"handoff-buffer-full\"");
+            }
+            assertThat(dead).as("sharding dead letters on the survivors").isZero();
         }
     }
 
@@ -126,14 +108,13 @@ class InventoryClusterTests {
         return new SpringApplicationBuilder(InventoryApplication.class);
     }
 
-    private static ConfigurableApplicationContext start(String role, int remotePort, String... more) {
+    private static ConfigurableApplicationContext start(int remotePort, String... more) {
         final List<String> args = new ArrayList<>(List.of(
-            "--inventory.role=" + role,
             "--server.address=127.0.0.1", "--server.port=0",
             "--troupe.default-dispatcher.threads=1", "--troupe.metrics.refresh-interval=200ms",
-            "--troupe.remote.enabled=true", "--troupe.remote.bind-host=127.0.0.1", "--troupe.remote.bind-port=" + remotePort,
-            "--troupe.remote.secret=" + SECRET,
-            "--troupe.cluster.enabled=true", "--troupe.cluster.discovery-interval=500ms", "--troupe.cluster.leave-timeout=5s"));
+            "--troupe.remote.bind-host=127.0.0.1", "--troupe.remote.bind-port=" + remotePort,
+            "--troupe.remote.secret=" + SECRET, "--inventory.ask-timeout=10s",
+            "--troupe.cluster.discovery-interval=500ms", "--troupe.cluster.leave-timeout=20s"));
         args.addAll(List.of(more));
         return app().run(args.toArray(String[]::new));
     }
@@ -148,7 +129,7 @@ class InventoryClusterTests {
         throws IOException, InterruptedException {
         final String port = node.getEnvironment().getProperty("local.server.port");
         final HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-            .timeout(Duration.ofSeconds(10))
+            .timeout(Duration.ofSeconds(15))
             .method(method, HttpRequest.BodyPublishers.noBody())
             .build();
         return http.send(request, HttpResponse.BodyHandlers.ofString());

@@ -293,7 +293,7 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
     }
 
     /** Carries one {@code @Qualifier(value)} for a bean definition built in code. */
-    private static final class QualifierElement implements AnnotatedElement {
+    static final class QualifierElement implements AnnotatedElement {
         private final Annotation[] annotations;
 
         QualifierElement(String value) {

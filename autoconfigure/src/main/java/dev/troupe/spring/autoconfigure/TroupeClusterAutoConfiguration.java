@@ -18,6 +18,10 @@ import dev.troupe.spring.cluster.ClusterLifecycle;
 import dev.troupe.spring.cluster.TroupeClusterHealthIndicator;
 import dev.troupe.spring.cluster.TroupeClusterMembers;
 import dev.troupe.spring.cluster.TroupeClusterMetrics;
+import dev.troupe.spring.cluster.sharding.TroupeShardingMetrics;
+import dev.troupe.spring.cluster.sharding.TroupeShardingReport;
+import dev.troupe.cluster.sharding.ClusterSharding;
+import dev.troupe.cluster.sharding.ShardingMetrics;
 import dev.troupe.spring.diagnostics.InvalidTroupePropertyException;
 import dev.troupe.spring.diagnostics.TroupeConfigurationException;
 import dev.troupe.spring.endpoint.TroupeEndpointContributor;
@@ -42,6 +46,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 import java.net.InetSocketAddress;
+import java.util.Collection;
+import java.util.List;
+import java.util.function.Supplier;
 import java.util.Locale;
 
 /**
@@ -79,6 +86,13 @@ public class TroupeClusterAutoConfiguration {
         return new GroupRouterRegistrar();
     }
 
+    /** Turns {@code @TroupeEntity} beans into {@code EntityRefFactory} beans (sharding must run for them: see {@link Membership.Sharding}). */
+    @Bean
+    @ConditionalOnMissingBean
+    static EntityBeanRegistrar troupeEntityBeanRegistrar() {
+        return new EntityBeanRegistrar();
+    }
+
     /** Registers every (non-lazy) {@code @TroupeActor(serviceKey)} bean actor with the receptionist. */
     @Bean
     static SmartInitializingSingleton troupeServiceKeyRegistrations(ConfigurableListableBeanFactory beanFactory) {
@@ -109,13 +123,14 @@ public class TroupeClusterAutoConfiguration {
     static class Membership {
 
         /**
-         * The cluster's serializer, when the application declares no registry of its own (one
-         * that it declares must include it: {@link #troupeClusterTransport} checks).
+         * The cluster's and sharding's serializers, when the application declares no registry of
+         * its own (one that it declares must include them: {@link #troupeClusterTransport} and
+         * {@link Sharding#troupeClusterSharding} check).
          */
         @Bean
         @ConditionalOnMissingBean
         SerializerRegistry troupeClusterSerializers() {
-            return RemoteClusterTransport.registerSerializer(SerializerRegistry.builder()).build();
+            return ClusterSharding.registerSerializer(RemoteClusterTransport.registerSerializer(SerializerRegistry.builder())).build();
         }
 
         @Bean
@@ -259,6 +274,79 @@ public class TroupeClusterAutoConfiguration {
                     "Set troupe.cluster.spring-cloud.service-id to the service whose instances are the members.");
             }
             return SpringCloudMembers.discovery(beanFactory, serviceId);
+        }
+
+        /**
+         * Cluster sharding on this node, its {@code troupe.cluster.sharding.*} meters and the
+         * {@code sharding} section of the troupe endpoint.
+         */
+        @Configuration(proxyBeanMethods = false)
+        static class Sharding {
+
+            /**
+             * Lazy: created by the first {@code @TroupeEntity} bean or injection point, so an
+             * application on the cluster that shards nothing needs no sharding serializers. Checks
+             * the {@code troupe.cluster.sharding.*} defaults first, so a bad one fails startup naming it.
+             */
+            @Bean
+            @Lazy
+            @ConditionalOnMissingBean
+            ClusterSharding troupeClusterSharding(Cluster cluster, TroupeClusterProperties p) {
+                EntityBeanRegistrar.validate(p.getSharding());
+                try {
+                    return ClusterSharding.get(cluster.system());
+                } catch (IllegalStateException e) {
+                    throw new TroupeConfigurationException("The application's SerializerRegistry bean does not carry cluster sharding's"
+                        + " messages (entity envelopes, shard hand-offs), so shard regions could not talk: " + e.getMessage(),
+                        "Build the SerializerRegistry bean from ClusterSharding.registerSerializer(RemoteClusterTransport.registerSerializer("
+                            + "SerializerRegistry.builder())) and register the application's serializers on it, on every node.", e);
+                }
+            }
+
+            /** The regions of the ClusterSharding bean once something created it; none before, without creating it. */
+            static Supplier<Collection<ShardingMetrics>> regions(ConfigurableListableBeanFactory beanFactory) {
+                return () -> {
+                    for (String name : beanFactory.getBeanNamesForType(ClusterSharding.class, true, false)) {
+                        if (beanFactory.containsSingleton(name)) {
+                            return beanFactory.getBean(name, ClusterSharding.class).metrics();
+                        }
+                    }
+                    return List.of();
+                };
+            }
+
+            @Configuration(proxyBeanMethods = false)
+            @ConditionalOnClass(name = "io.micrometer.core.instrument.binder.MeterBinder")
+            @ConditionalOnBooleanProperty(name = "troupe.metrics.enabled", matchIfMissing = true)
+            static class Metrics {
+
+                @Bean
+                @ConditionalOnMissingBean
+                TroupeShardingMetrics troupeShardingMetrics(ConfigurableListableBeanFactory beanFactory, ActorSystem system) {
+                    return new TroupeShardingMetrics(regions(beanFactory), system.name());
+                }
+
+                /** Entity types initialized after the registry was bound get their meters now and on each refresh of the actor meters. */
+                @Bean
+                static SmartInitializingSingleton troupeShardingMetricsRefresh(ObjectProvider<TroupeMetrics> metrics,
+                                                                              ObjectProvider<TroupeShardingMetrics> sharding) {
+                    return () -> sharding.ifAvailable(s -> {
+                        s.refresh();
+                        metrics.ifAvailable(m -> m.addRefreshHook(s::refresh));
+                    });
+                }
+            }
+
+            @Configuration(proxyBeanMethods = false)
+            @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+            static class Endpoint {
+
+                @Bean
+                @ConditionalOnMissingBean(name = "troupeShardingReport")
+                TroupeEndpointContributor troupeShardingReport(ConfigurableListableBeanFactory beanFactory, Cluster cluster) {
+                    return new TroupeShardingReport(regions(beanFactory), cluster);
+                }
+            }
         }
 
         /** The troupe.cluster.* meters. */

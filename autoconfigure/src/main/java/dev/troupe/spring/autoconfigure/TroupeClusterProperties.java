@@ -89,6 +89,8 @@ public class TroupeClusterProperties {
      */
     private Map<String, Router> routers = new LinkedHashMap<>();
 
+    private final Sharding sharding = new Sharding();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -187,6 +189,10 @@ public class TroupeClusterProperties {
 
     public Map<String, Router> getRouters() {
         return routers;
+    }
+
+    public Sharding getSharding() {
+        return sharding;
     }
 
     public void setRouters(Map<String, Router> routers) {
@@ -356,5 +362,106 @@ public class TroupeClusterProperties {
         ROUND_ROBIN,
         /** A random routee. */
         RANDOM
+    }
+
+    /**
+     * Defaults of every sharded entity type ({@code @TroupeEntity} beans and entities the
+     * application initializes from the {@code ClusterSharding} bean are independent: these apply
+     * to the former). Every node of the cluster must use the same number of shards.
+     */
+    public static class Sharding {
+
+        /**
+         * Number of shards of each entity type, the same on every node: about ten times the
+         * largest number of members.
+         */
+        private int numberOfShards = 1000;
+
+        private final Passivation passivation = new Passivation();
+
+        /**
+         * Most messages a node holds for shards that are moving or whose owner it cannot reach;
+         * beyond, they are dead letters 'handoff-buffer-full' or 'shard-unavailable'.
+         */
+        private int bufferSize = 100_000;
+
+        /**
+         * How long an entity may take to stop after its stop message, on hand-off or
+         * passivation, before it is stopped at once.
+         */
+        private Duration handOffTimeout = Duration.ofSeconds(10);
+
+        /**
+         * How many times a message may be forwarded between nodes whose views disagree before it
+         * waits for the views to settle.
+         */
+        private int maxHops = 5;
+
+        public int getNumberOfShards() {
+            return numberOfShards;
+        }
+
+        public void setNumberOfShards(int numberOfShards) {
+            this.numberOfShards = numberOfShards;
+        }
+
+        public Passivation getPassivation() {
+            return passivation;
+        }
+
+        public int getBufferSize() {
+            return bufferSize;
+        }
+
+        public void setBufferSize(int bufferSize) {
+            this.bufferSize = bufferSize;
+        }
+
+        public Duration getHandOffTimeout() {
+            return handOffTimeout;
+        }
+
+        public void setHandOffTimeout(Duration handOffTimeout) {
+            this.handOffTimeout = handOffTimeout;
+        }
+
+        public int getMaxHops() {
+            return maxHops;
+        }
+
+        public void setMaxHops(int maxHops) {
+            this.maxHops = maxHops;
+        }
+    }
+
+    /** When sharded entities are stopped until their next message. */
+    public static class Passivation {
+
+        /**
+         * Idle time after which an entity is passivated; 0 keeps idle entities.
+         */
+        private Duration idleTimeout = Duration.ofMinutes(2);
+
+        /**
+         * Most active entities of one type on a node; starting one more passivates the least
+         * recently used. 0 for no cap.
+         */
+        private int maxActiveEntities = 0;
+
+        public Duration getIdleTimeout() {
+            return idleTimeout;
+        }
+
+        public void setIdleTimeout(Duration idleTimeout) {
+            this.idleTimeout = idleTimeout;
+        }
+
+        public int getMaxActiveEntities() {
+            return maxActiveEntities;
+        }
+
+        public void setMaxActiveEntities(int maxActiveEntities) {
+            this.maxActiveEntities = maxActiveEntities;
+        }
     }
 }

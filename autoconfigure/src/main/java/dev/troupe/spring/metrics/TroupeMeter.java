@@ -13,7 +13,10 @@ package dev.troupe.spring.metrics;
  * configured or contacted node); {@code status} and {@code kind} on cluster meters (closed sets),
  * {@code key} on receptionist entries (service keys this node registers or routes to, never keys
  * a peer named); {@code behavior} and {@code message} on allocation attribution (class simple names
- * of the code's behaviors and message types, at most 256 pairs, more under {@code other}).
+ * of the code's behaviors and message types, at most 256 pairs, more under {@code other});
+ * {@code type} on sharding meters (entity types this node initialized, never one a peer named).
+ * Dead letters of sharding carry the reasons {@code shard-unavailable}, {@code handoff-buffer-full}
+ * and {@code entity-stopped} on {@code troupe.dead.letters}.
  */
 public enum TroupeMeter {
 
@@ -82,7 +85,25 @@ public enum TroupeMeter {
     CLUSTER_REJECTED("troupe.cluster.rejected", Type.COUNTER, null, "system, kind",
         "Peer messages refused for exceeding a bound or naming another node: member info (kind=member-info), receptionist entries (kind=receptionist-entry)"),
     CLUSTER_RECEPTIONIST_ENTRIES("troupe.cluster.receptionist.entries", Type.GAUGE, null, "system, key",
-        "Actors registered under a service key, cluster-wide, for the keys registered or subscribed to on this node (at most 100)");
+        "Actors registered under a service key, cluster-wide, for the keys registered or subscribed to on this node (at most 100)"),
+    SHARDING_ENTITIES("troupe.cluster.sharding.entities", Type.GAUGE, null, "system, type",
+        "Sharded entities of the type running on this node now"),
+    SHARDING_SHARDS("troupe.cluster.sharding.shards", Type.GAUGE, null, "system, type",
+        "Shards of the type whose entities this node hosts now"),
+    SHARDING_ENTITIES_STARTED("troupe.cluster.sharding.entities.started", Type.COUNTER, null, "system, type",
+        "Entities of the type started on this node (first message, after passivation, after a hand-off)"),
+    SHARDING_PASSIVATIONS("troupe.cluster.sharding.passivations", Type.COUNTER, null, "system, type",
+        "Entities of the type passivated on this node: idle, over the active-entity cap, or on their own request"),
+    SHARDING_HANDOFFS("troupe.cluster.sharding.handoffs", Type.FUNCTION_TIMER, "seconds", "system, type",
+        "Shards this node handed off to a new owner, and the time from the first stop message to the last entity stopped"),
+    SHARDING_FORWARDED("troupe.cluster.sharding.forwarded", Type.COUNTER, null, "system, type",
+        "Messages this node's shard region forwarded to another node's region (direct sends from entity refs are the transport's)"),
+    SHARDING_BUFFERED("troupe.cluster.sharding.buffered", Type.GAUGE, null, "system, type",
+        "Messages held now for shards that are moving or whose owner is not reachable"),
+    SHARDING_BUFFERED_MESSAGES("troupe.cluster.sharding.buffered.messages", Type.COUNTER, null, "system, type",
+        "Messages that were held at some point, for shards moving or without a reachable owner"),
+    SHARDING_REJECTED("troupe.cluster.sharding.rejected", Type.COUNTER, null, "system, type",
+        "Protocol messages from other nodes' regions refused (a shard out of range)");
 
     /** The Micrometer meter type. */
     public enum Type {

@@ -3,6 +3,11 @@ package dev.troupe.cluster.sharding;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 
+import dev.troupe.cluster.Address;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -50,6 +55,8 @@ final class RegionHandle implements ShardingMetrics {
     volatile int bufferedNow;
     volatile long bufferedTotal;
     volatile long rejected;
+    /** Each shard's owner in the region's view (null: none), as the region last computed it; never written to after publication. */
+    volatile Address[] owners;
 
     RegionHandle(ActorSystem system, EntityTypeKey<?> typeKey, int numberOfShards, ShardingMessageExtractor<?, ?> extractor, boolean exactClock) {
         this.system = system;
@@ -119,5 +126,33 @@ final class RegionHandle implements ShardingMetrics {
     @Override
     public long rejectedMessages() {
         return rejected;
+    }
+
+    @Override
+    public int numberOfShards() {
+        return numberOfShards;
+    }
+
+    @Override
+    public Map<Integer, Integer> entitiesByShard() {
+        final Map<Integer, Integer> out = new TreeMap<>();
+        for (EntitySlot slot : entities.values()) {
+            out.merge(slot.shard, 1, Integer::sum);
+        }
+        return out;
+    }
+
+    @Override
+    public Map<Address, Integer> shardsByOwner() {
+        final Address[] o = owners;
+        final Map<Address, Integer> out = new LinkedHashMap<>();
+        if (o != null) {
+            for (Address a : o) {
+                if (a != null) {
+                    out.merge(a, 1, Integer::sum);
+                }
+            }
+        }
+        return out;
     }
 }

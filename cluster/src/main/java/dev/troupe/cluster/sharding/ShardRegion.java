@@ -683,6 +683,7 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
                 owners[s] = idx[s] < 0 ? null : up.get(idx[s]);
             }
             ownerOf = owners;
+            handle.owners = owners; // published for the read-only ShardingMetrics.shardsByOwner(); never written after
         }
 
         for (Shard sh : shards) {

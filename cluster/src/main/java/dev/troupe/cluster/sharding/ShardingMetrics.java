@@ -1,5 +1,9 @@
 package dev.troupe.cluster.sharding;
 
+import dev.troupe.cluster.Address;
+
+import java.util.Map;
+
 /**
  * The counters of one entity type's shard region on this node, kept by the region as it works
  * and read at scrape time (a meter binder turns them into gauges and function counters), so
@@ -39,4 +43,19 @@ public interface ShardingMetrics {
 
     /** @return protocol messages from other regions refused (a shard out of range), since start */
     long rejectedMessages();
+
+    /** @return the entity type's number of shards */
+    int numberOfShards();
+
+    /**
+     * @return entities running on this node by shard, read now by a scan of this node's entities
+     *         (for reports, not for every scrape of a large node)
+     */
+    Map<Integer, Integer> entitiesByShard();
+
+    /**
+     * @return how many shards each member owns in this node's view (the {@code UP} members with
+     *         the type's role), by address; shards without an owner are left out
+     */
+    Map<Address, Integer> shardsByOwner();
 }

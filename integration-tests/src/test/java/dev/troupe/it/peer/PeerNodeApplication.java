@@ -6,12 +6,20 @@ import dev.troupe.actor.Behaviors;
 import dev.troupe.cluster.RemoteClusterTransport;
 import dev.troupe.remote.SerializerRegistry;
 import dev.troupe.remote.jackson.JacksonSerializer;
+import dev.troupe.cluster.sharding.ClusterSharding;
 import dev.troupe.spring.TroupeActor;
+import dev.troupe.spring.cluster.sharding.EntityRefFactory;
+import dev.troupe.spring.cluster.sharding.TroupeEntity;
 
+import java.util.function.Function;
+
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * The kind of application a user's test starts in a {@code TroupeNodeContainer}: a Boot app with the
@@ -27,10 +35,10 @@ public class PeerNodeApplication {
 
     /**
      * Serializers of this package's messages (Jackson, allow-listed), shared with the test's node,
-     * beside the cluster's own (the node can run with troupe.cluster.enabled=true).
+     * beside the cluster's and sharding's own (the node can run with troupe.cluster.enabled=true).
      */
     public static SerializerRegistry serializers() {
-        return RemoteClusterTransport.registerSerializer(SerializerRegistry.builder())
+        return ClusterSharding.registerSerializer(RemoteClusterTransport.registerSerializer(SerializerRegistry.builder()))
                 .fallback(JacksonSerializer.builder().allowPackage("dev.troupe.it.peer").build())
                 .build();
     }
@@ -40,13 +48,34 @@ public class PeerNodeApplication {
         return serializers();
     }
 
+    /**
+     * Answers each echo; on a cluster it also hands the echo to one of 16 sharded {@code Echoes}
+     * entities, so the sharding meters have an entity type with entities.
+     */
     @Bean
     @TroupeActor(serviceKey = "echo")
-    Behavior<Echo> echo(@Value("${troupe.system-name}") String systemName) {
-        return Behaviors.receiveMessage(m -> {
-            m.replyTo().tell(m.text() + " from " + systemName);
-            return Behaviors.same();
+    Behavior<Echo> echo(@Value("${troupe.system-name}") String systemName, ObjectProvider<EntityRefFactory<Echo>> echoes) {
+        return Behaviors.setup(ctx -> {
+            final EntityRefFactory<Echo> sharded = echoes.getIfAvailable();
+            return Behaviors.receiveMessage(m -> {
+                m.replyTo().tell(m.text() + " from " + systemName);
+                if (sharded != null) {
+                    sharded.entityRefFor("echoes-" + (m.text().hashCode() & 15)).tell(m);
+                }
+                return Behaviors.same();
+            });
         });
+    }
+
+    /** A sharded entity type, when the node runs on a cluster: entities that take echoes and do nothing. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty("troupe.cluster.enabled")
+    static class Sharded {
+        @Bean
+        @TroupeEntity(name = "Echoes")
+        Function<String, Behavior<Echo>> echoes() {
+            return id -> Behaviors.ignore();
+        }
     }
 
     @Bean
