@@ -42,16 +42,31 @@ final class DeathWatch {
         if (watching == null) {
             watching = new HashMap<>();
         }
-        if (watching.put(other, message) == null) {
+        if (watching.put(other, message) == null && !isChildYetToTerminate(other)) {
             other.sendSystem(new Watch(other, self));
         }
     }
 
     /** @param other an actor this one watches; no notification arrives for it afterwards */
     void unwatch(InternalActorRef<?> other) {
-        if (watching != null && watching.remove(other) != null) {
+        if (watching != null && watching.remove(other) != null && !isChildYetToTerminate(other)) {
             other.sendSystem(new Unwatch(other, self));
         }
+    }
+
+    /**
+     * A child still in this actor's child table will send its {@code ChildTerminated} when it
+     * stops, which delivers the watch's message ({@link ActorLifecycle#childTerminated}), so
+     * watching it needs no {@code Watch}: the child then keeps no watcher table for its parent
+     * (about 200 bytes per watched child; a shard region watches every entity it starts). A child
+     * already removed from the table is watched as any actor (its answer comes from the dead cell).
+     */
+    private boolean isChildYetToTerminate(InternalActorRef<?> other) {
+        if (!(other instanceof ActorCell) || ((ActorCell<?>) other).parent != self) {
+            return false;
+        }
+        final ActorCell<?> child = (ActorCell<?>) other;
+        return self.children().get(child.name()) == child;
     }
 
     /**
