@@ -45,6 +45,12 @@ abstract class ShardingMultiJvmFixture {
     static final int ENTITIES = 1000;
     static final int TOTAL = 100_000;
     static final Duration WAIT = Duration.ofSeconds(45);
+    /**
+     * For every message to be accounted for: 100,000 messages and as many reports to the checker
+     * cross four JVMs, which a 2-core machine with a CPU hog beside them takes well over a minute
+     * to carry. A bound on waiting, not on speed.
+     */
+    static final Duration ACCOUNTING_WAIT = Duration.ofSeconds(180);
 
     final List<ChildJvm> children = new ArrayList<>();
     final List<String> hosts = List.of(ChildJvm.loopback(0), ChildJvm.loopback(1), ChildJvm.loopback(2));
@@ -156,7 +162,7 @@ abstract class ShardingMultiJvmFixture {
     }
 
     void awaitAccounted(long messages) {
-        Await.until(messages + " messages accounted for", WAIT, () -> books.processedTotal() + books.deadTotal() >= messages,
+        Await.until(messages + " messages accounted for", ACCOUNTING_WAIT, () -> books.processedTotal() + books.deadTotal() >= messages,
             () -> books.processedTotal() + " processed, dead letters " + books.deadByReason() + "; " + deadOnNodes());
     }
 
