@@ -42,6 +42,11 @@ class InventoryApplicationTests {
     @Test
     @Order(1)
     void reserveOverHttpThenSeeItInPrometheusAndTheTroupeEndpoint() throws Exception {
+        // The node is a cluster of one: its region hosts the SKU shards once it is up in its own
+        // view. Requests before that wait in the region's buffer; on a busy machine that can take
+        // longer than a request's timeout, so the test starts when every shard is hosted.
+        Awaitility.await("every SKU shard hosted").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100))
+            .until(() -> hostedShards() == 100.0);
         assertThat(call("POST", "/api/skus/A-1/stock?quantity=10").statusCode()).isEqualTo(200);
         assertThat(call("POST", "/api/skus/B-2/stock?quantity=1").statusCode()).isEqualTo(200);
         final HttpResponse<String> reserved = call("POST", "/api/skus/A-1/reservations?quantity=3");
@@ -104,9 +109,17 @@ class InventoryApplicationTests {
         assertThat(after - before).isGreaterThan(100);
     }
 
+    private double hostedShards() {
+        try {
+            return value(call("GET", "/actuator/prometheus").body(), "troupe_cluster_sharding_shards", "type=\"Sku\"");
+        } catch (IOException | InterruptedException | AssertionError | RuntimeException e) {
+            return -1; // not exported yet
+        }
+    }
+
     private HttpResponse<String> call(String method, String path) throws IOException, InterruptedException {
         final HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-            .timeout(Duration.ofSeconds(10))
+            .timeout(Duration.ofSeconds(30))
             .method(method, HttpRequest.BodyPublishers.noBody())
             .build();
         return http.send(request, HttpResponse.BodyHandlers.ofString());
