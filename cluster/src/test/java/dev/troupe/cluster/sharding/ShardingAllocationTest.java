@@ -163,11 +163,13 @@ class ShardingAllocationTest {
             }), "pinger");
             nodes.get(0).remote().publish(pinger, Msg.class);
             pingerOnHost[0] = nodes.get(1).remote().actorRef(nodes.get(0).remote().addressOf(pinger), Msg.class);
-            // Fewer messages than in memory: a round trip over loopback TCP takes longer
+            // Far fewer messages than in memory: one round trip at a time over loopback TCP is a
+            // scheduling hop per message, slow on a loaded 2-core machine; 50,000 measured messages
+            // put the transport's own bookkeeping (heartbeats) well inside the margin.
             for (int i = 0; i < 3; i++) {
-                runRound(round, pinger, WARMUP / 3);
+                runRound(round, pinger, WARMUP / 15);
             }
-            return countOver(round, pinger, "REMOTE_TRANSPORT", MEASURED / 4);
+            return countOver(round, pinger, "REMOTE_TRANSPORT", MEASURED / 20);
         } finally {
             for (RemoteNodes.Node n : nodes) {
                 n.close();
