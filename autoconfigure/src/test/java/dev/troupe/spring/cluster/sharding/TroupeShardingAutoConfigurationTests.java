@@ -132,7 +132,7 @@ class TroupeShardingAutoConfigurationTests {
     @Test
     void aFactoryOfTheEntityIdWithPassivationPropertiesShouldPassivateIdleEntities() {
         runner.withUserConfiguration(IdEntities.class).withPropertyValues(CLUSTER)
-            .withPropertyValues("troupe.cluster.sharding.passivation.idle-timeout=300ms").run(context -> {
+            .withPropertyValues("troupe.cluster.sharding.passivation.idle-timeout=1s").run(context -> {
                 assertThat(context).hasNotFailed();
                 context.getBean(Cluster.class).whenUp().toCompletableFuture().get(30, TimeUnit.SECONDS);
                 @SuppressWarnings("unchecked")
@@ -142,7 +142,7 @@ class TroupeShardingAutoConfigurationTests {
                 c.tell(new Tally.Add());
                 assertThat(c.ask(String.class, Tally.Get::new, ASK).toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo("c-1=1");
                 final MeterRegistry registry = context.getBean(MeterRegistry.class);
-                // idle for 300 ms: passivated (a condition, however long the machine takes)
+                // idle for 1 s: passivated (a condition, however long the machine takes)
                 Await.until("the idle entity is passivated", WAIT, () -> registry.find("troupe.cluster.sharding.passivations")
                     .tag("type", "counters").functionCounter() != null
                     && registry.get("troupe.cluster.sharding.passivations").tag("type", "counters").functionCounter().count() == 1.0);
