@@ -199,13 +199,14 @@ public final class InboundConnection extends ConnectionHandler implements Serial
                 }
                 end -= Protocol.ASK_TRAILER;
                 askId = frame.getInt(end);
-                if (refAt(askId) == null && (askId & Protocol.EPHEMERAL_ID) != 0) {
+                if (refAt(askId) == null) {
+                    if ((askId & Protocol.EPHEMERAL_ID) == 0) {
+                        throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame naming ask ref id " + askId
+                            + " that was never advertised");
+                    }
                     // a slot advertised on an earlier connection (its record went out just before
                     // it closed): no notice can name it, the message itself is still delivered
                     askId = 0;
-                } else if (refAt(askId) == null) {
-                    throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame naming ask ref id " + askId
-                        + " that was never advertised");
                 }
             }
             if ((flags & Protocol.FLAG_HEADERS) != 0) {

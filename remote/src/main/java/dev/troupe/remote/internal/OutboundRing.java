@@ -398,16 +398,16 @@ final class OutboundRing {
      * the ask gave up). Writes an ADVERTISE record ahead of the message the first time a ref is seen.
      */
     private int idOfRef(ActorRef<?> ref, Class<?> messageType) {
+        if (ref instanceof RemoteActorRef && ((RemoteActorRef<?>) ref).isTemporary()) {
+            // a reply to a peer's ask ref: a slot each time, never in the table (so no lookup)
+            return ephemeralId(((RemoteActorRef<?>) ref).pathUtf8());
+        }
         final Integer known = ids.get(ref);
         if (known != null) {
             return known;
         }
         final String text;
         if (ref instanceof RemoteActorRef) {
-            final RemoteActorRef<?> remote = (RemoteActorRef<?>) ref;
-            if (remote.isTemporary()) {
-                return ephemeralId(remote.pathUtf8());
-            }
             text = ref.path().toString();
         } else {
             text = core.addressed(ref.path()).toString();
