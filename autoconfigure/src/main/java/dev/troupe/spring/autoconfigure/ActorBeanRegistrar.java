@@ -8,9 +8,7 @@ import dev.troupe.actor.Props;
 import dev.troupe.spring.TroupeActor;
 import dev.troupe.spring.diagnostics.TroupeConfigurationException;
 import org.springframework.beans.BeansException;
-import org.springframework.beans.factory.BeanDefinitionStoreException;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -18,12 +16,12 @@ import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProce
 import org.springframework.beans.factory.support.InstanceSupplier;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
-import org.springframework.context.annotation.Bean;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotationUtils;
-import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.core.type.MethodMetadata;
 import org.springframework.util.ClassUtils;
+
+import static dev.troupe.spring.autoconfigure.AnnotatedBeanMethods.describe;
 
 import java.lang.annotation.Annotation;
 import java.lang.reflect.AnnotatedElement;
@@ -31,10 +29,8 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.lang.reflect.TypeVariable;
 import java.lang.reflect.WildcardType;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Turns every {@code @Bean @TroupeActor} method returning {@code Behavior<T>} into an
@@ -81,58 +77,46 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
 
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
-        final ClassLoader classLoader = registry instanceof ConfigurableListableBeanFactory cbf && cbf.getBeanClassLoader() != null
-            ? cbf.getBeanClassLoader() : ClassUtils.getDefaultClassLoader();
+        final ClassLoader classLoader = AnnotatedBeanMethods.classLoader(registry);
         final Map<String, String> beanByActorName = new LinkedHashMap<>();
-        final Set<String> checkedClasses = new HashSet<>();
-        for (String beanName : registry.getBeanDefinitionNames()) {
-            final BeanDefinition definition = registry.getBeanDefinition(beanName);
-            if (!(definition instanceof AnnotatedBeanDefinition annotated)) {
-                continue;
-            }
-            final MethodMetadata factoryMethod = annotated.getFactoryMethodMetadata();
-            if (factoryMethod == null && checkedClasses.add(annotated.getMetadata().getClassName())) {
-                rejectTroupeActorWithoutBean(annotated.getMetadata());
-            }
-            if (factoryMethod == null || !factoryMethod.isAnnotated(TroupeActor.class.getName())) {
-                continue;
-            }
-            final Map<String, Object> attributes = factoryMethod.getAnnotationAttributes(TroupeActor.class.getName());
-            final String configuredName = (String) attributes.get("name");
-            final String actorName = configuredName == null || configuredName.isEmpty() ? beanName : configuredName;
-            final ResolvableType messageType = messageType(beanName, definition, factoryMethod, classLoader);
-            validateActorName(beanName, definition, actorName);
-            final String previous = beanByActorName.putIfAbsent(actorName, beanName);
-            if (previous != null) {
-                throw new TroupeConfigurationException(
-                    "@TroupeActor bean '" + beanName + "' uses the actor name '" + actorName
-                        + "', which @TroupeActor bean '" + previous + "' already uses: two top-level actors cannot share a name.",
-                    "Give one of the beans '" + previous + "' and '" + beanName + "' another name with @TroupeActor(name = \"...\").");
-            }
-            final String refBeanName = beanName + REF_SUFFIX;
-            if (registry.containsBeanDefinition(refBeanName)) {
-                throw new TroupeConfigurationException(
-                    "@TroupeActor bean '" + beanName + "' needs the bean name '" + refBeanName
-                        + "' for its ActorRef, but another bean already has that name.",
-                    "Rename the other bean '" + refBeanName + "', or rename the @TroupeActor bean '" + beanName + "'.");
-            }
-            final RootBeanDefinition ref = refDefinition(registry, beanName, definition, actorName, messageType, props(attributes));
-            ref.setAttribute(ACTOR_NAME_ATTRIBUTE, actorName);
-            ref.setAttribute(DISPATCHER_ATTRIBUTE, String.valueOf(attributes.get("dispatcher")));
-            ref.setAttribute(MAILBOX_CAPACITY_ATTRIBUTE, attributes.get("mailboxCapacity"));
-            ref.setAttribute(METRICS_ATTRIBUTE, attributes.get("metrics"));
-            final String serviceKey = (String) attributes.get("serviceKey");
-            if (serviceKey != null && !serviceKey.isEmpty()) {
-                checkServiceKey(beanName, serviceKey, classLoader);
-                ref.setAttribute(SERVICE_KEY_ATTRIBUTE, serviceKey);
-            }
-            registry.registerBeanDefinition(refBeanName, ref);
-            // An actor named apart from its bean answers to @Qualifier("<actor name>") too,
-            // unless that name is already some bean's.
-            if (!actorName.equals(beanName) && !registry.containsBeanDefinition(actorName) && !registry.isAlias(actorName)) {
-                registry.registerAlias(refBeanName, actorName);
-            }
-        }
+        AnnotatedBeanMethods.scan(registry, TroupeActor.class, "no actor is spawned for it and no ActorRef bean is registered",
+            " (a @TroupeActor method is a @Bean method that returns Behavior<MessageType>)", (beanName, definition, factoryMethod) -> {
+                final Map<String, Object> attributes = factoryMethod.getAnnotationAttributes(TroupeActor.class.getName());
+                final String configuredName = (String) attributes.get("name");
+                final String actorName = configuredName == null || configuredName.isEmpty() ? beanName : configuredName;
+                final ResolvableType messageType = messageType(beanName, definition, factoryMethod, classLoader);
+                validateActorName(beanName, definition, actorName);
+                final String previous = beanByActorName.putIfAbsent(actorName, beanName);
+                if (previous != null) {
+                    throw new TroupeConfigurationException(
+                        "@TroupeActor bean '" + beanName + "' uses the actor name '" + actorName
+                            + "', which @TroupeActor bean '" + previous + "' already uses: two top-level actors cannot share a name.",
+                        "Give one of the beans '" + previous + "' and '" + beanName + "' another name with @TroupeActor(name = \"...\").");
+                }
+                final String refBeanName = beanName + REF_SUFFIX;
+                if (registry.containsBeanDefinition(refBeanName)) {
+                    throw new TroupeConfigurationException(
+                        "@TroupeActor bean '" + beanName + "' needs the bean name '" + refBeanName
+                            + "' for its ActorRef, but another bean already has that name.",
+                        "Rename the other bean '" + refBeanName + "', or rename the @TroupeActor bean '" + beanName + "'.");
+                }
+                final RootBeanDefinition ref = refDefinition(registry, beanName, definition, actorName, messageType, props(attributes));
+                ref.setAttribute(ACTOR_NAME_ATTRIBUTE, actorName);
+                ref.setAttribute(DISPATCHER_ATTRIBUTE, String.valueOf(attributes.get("dispatcher")));
+                ref.setAttribute(MAILBOX_CAPACITY_ATTRIBUTE, attributes.get("mailboxCapacity"));
+                ref.setAttribute(METRICS_ATTRIBUTE, attributes.get("metrics"));
+                final String serviceKey = (String) attributes.get("serviceKey");
+                if (serviceKey != null && !serviceKey.isEmpty()) {
+                    checkServiceKey(beanName, serviceKey, classLoader);
+                    ref.setAttribute(SERVICE_KEY_ATTRIBUTE, serviceKey);
+                }
+                registry.registerBeanDefinition(refBeanName, ref);
+                // An actor named apart from its bean answers to @Qualifier("<actor name>") too,
+                // unless that name is already some bean's.
+                if (!actorName.equals(beanName) && !registry.containsBeanDefinition(actorName) && !registry.isAlias(actorName)) {
+                    registry.registerAlias(refBeanName, actorName);
+                }
+            });
     }
 
     @Override
@@ -231,22 +215,8 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
         }
     }
 
-    /** A {@code @TroupeActor} method that is not a {@code @Bean} method would be silently ignored. */
-    private static void rejectTroupeActorWithoutBean(AnnotationMetadata metadata) {
-        for (MethodMetadata m : metadata.getAnnotatedMethods(TroupeActor.class.getName())) {
-            if (!m.isAnnotated(Bean.class.getName())) {
-                final String method = ClassUtils.getShortName(m.getDeclaringClassName()) + "." + m.getMethodName() + "()";
-                throw new TroupeConfigurationException(
-                    "@TroupeActor is on " + method + ", which is not a @Bean method: no actor is spawned for it and no"
-                        + " ActorRef bean is registered.",
-                    "Annotate " + method + " with @Bean as well (a @TroupeActor method is a @Bean method that returns"
-                        + " Behavior<MessageType>), or remove @TroupeActor.");
-            }
-        }
-    }
-
     private static ResolvableType messageType(String beanName, BeanDefinition definition, MethodMetadata factoryMethod, ClassLoader classLoader) {
-        final Method method = findMethod(beanName, definition, factoryMethod, classLoader);
+        final Method method = AnnotatedBeanMethods.findMethod(TroupeActor.class, beanName, definition, factoryMethod, classLoader);
         final ResolvableType returnType = ResolvableType.forMethodReturnType(method);
         if (!Behavior.class.isAssignableFrom(returnType.toClass())) {
             throw new TroupeConfigurationException(
@@ -263,33 +233,6 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
                     + ", e.g. Behavior<MyActor.Command>, so the ActorRef<MyActor.Command> bean can be injected.");
         }
         return asBehavior.getGeneric(0);
-    }
-
-    private static Method findMethod(String beanName, BeanDefinition definition, MethodMetadata factoryMethod, ClassLoader classLoader) {
-        final Class<?> declaring;
-        try {
-            declaring = ClassUtils.forName(factoryMethod.getDeclaringClassName(), classLoader);
-        } catch (ClassNotFoundException | LinkageError e) {
-            throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
-                "cannot load the class declaring @TroupeActor bean '" + beanName + "'", e);
-        }
-        Method found = null;
-        for (Method m : ClassUtils.getUserClass(declaring).getDeclaredMethods()) {
-            if (m.getName().equals(factoryMethod.getMethodName()) && !m.isSynthetic() && !m.isBridge()
-                && m.isAnnotationPresent(TroupeActor.class)) {
-                found = m;
-                break;
-            }
-        }
-        if (found == null) {
-            throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
-                "cannot find the @TroupeActor method " + factoryMethod.getMethodName() + " of bean '" + beanName + "'");
-        }
-        return found;
-    }
-
-    private static String describe(Method m) {
-        return m.getDeclaringClass().getSimpleName() + "." + m.getName() + "()";
     }
 
     /** Carries one {@code @Qualifier(value)} for a bean definition built in code. */

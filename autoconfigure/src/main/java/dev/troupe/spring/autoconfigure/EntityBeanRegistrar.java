@@ -12,29 +12,22 @@ import dev.troupe.spring.cluster.sharding.TroupeEntity;
 import dev.troupe.spring.diagnostics.InvalidTroupePropertyException;
 import dev.troupe.spring.diagnostics.TroupeConfigurationException;
 import org.springframework.beans.BeansException;
-import org.springframework.beans.factory.BeanDefinitionStoreException;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
 import org.springframework.beans.factory.support.RootBeanDefinition;
-import org.springframework.context.annotation.Bean;
 import org.springframework.core.ResolvableType;
-import org.springframework.core.type.AnnotationMetadata;
-import org.springframework.core.type.MethodMetadata;
-import org.springframework.util.ClassUtils;
+
+import static dev.troupe.spring.autoconfigure.AnnotatedBeanMethods.describe;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -60,65 +53,53 @@ public class EntityBeanRegistrar implements BeanDefinitionRegistryPostProcessor 
 
     @Override
     public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) throws BeansException {
-        final ClassLoader classLoader = registry instanceof ConfigurableListableBeanFactory cbf && cbf.getBeanClassLoader() != null
-            ? cbf.getBeanClassLoader() : ClassUtils.getDefaultClassLoader();
+        final ClassLoader classLoader = AnnotatedBeanMethods.classLoader(registry);
         final Map<String, String> beanByType = new LinkedHashMap<>();
-        final Set<String> checkedClasses = new HashSet<>();
-        for (String beanName : registry.getBeanDefinitionNames()) {
-            final BeanDefinition definition = registry.getBeanDefinition(beanName);
-            if (!(definition instanceof AnnotatedBeanDefinition annotated)) {
-                continue;
-            }
-            final MethodMetadata factoryMethod = annotated.getFactoryMethodMetadata();
-            if (factoryMethod == null && checkedClasses.add(annotated.getMetadata().getClassName())) {
-                rejectWithoutBean(annotated.getMetadata());
-            }
-            if (factoryMethod == null || !factoryMethod.isAnnotated(TroupeEntity.class.getName())) {
-                continue;
-            }
-            final Method method = findMethod(beanName, definition, factoryMethod, classLoader);
-            final TroupeEntity annotation = method.getAnnotation(TroupeEntity.class);
-            final Factory factory = factoryType(beanName, method);
-            final String typeName = annotation.name().isEmpty() ? beanName : annotation.name();
-            final EntityTypeKey<?> key;
-            try {
-                key = EntityTypeKey.create(factory.messageType.toClass(), typeName);
-            } catch (IllegalArgumentException e) {
-                throw new TroupeConfigurationException("@TroupeEntity bean '" + beanName + "' has an invalid entity type name: " + e.getMessage(),
-                    "Name the entity type with @TroupeEntity(name = \"...\"): 1 to " + EntityTypeKey.MAX_NAME_LENGTH
-                        + " letters, digits, '-', '_' or '.'.", e);
-            }
-            final String previous = beanByType.putIfAbsent(typeName, beanName);
-            if (previous != null) {
-                throw new TroupeConfigurationException("@TroupeEntity bean '" + beanName + "' uses the entity type name '" + typeName
-                    + "', which @TroupeEntity bean '" + previous + "' already uses: one name is one entity type, cluster-wide.",
-                    "Give one of the beans '" + previous + "' and '" + beanName + "' another name with @TroupeEntity(name = \"...\").");
-            }
-            if (annotation.numberOfShards() < 0 || annotation.numberOfShards() > Entity.MAX_NUMBER_OF_SHARDS) {
-                throw new TroupeConfigurationException("@TroupeEntity bean '" + beanName + "' asks for " + annotation.numberOfShards() + " shards.",
-                    "Set @TroupeEntity(numberOfShards) between 1 and " + Entity.MAX_NUMBER_OF_SHARDS
-                        + ", or leave it 0 for troupe.cluster.sharding.number-of-shards.");
-            }
-            final Object stopMessage = stopMessage(beanName, annotation.stopMessage(), factory.messageType.toClass());
-            final String factoryBeanName = beanName + REF_FACTORY_SUFFIX;
-            if (registry.containsBeanDefinition(factoryBeanName)) {
-                throw new TroupeConfigurationException("@TroupeEntity bean '" + beanName + "' needs the bean name '" + factoryBeanName
-                    + "' for its EntityRefFactory, but another bean already has that name.",
-                    "Rename the other bean '" + factoryBeanName + "', or rename the @TroupeEntity bean '" + beanName + "'.");
-            }
-            final BeanFactory beanFactory = (BeanFactory) registry;
-            final EntitySpec spec = new EntitySpec(beanName, key, factory.ofContext, annotation.role(), stopMessage, annotation.numberOfShards());
-            final RootBeanDefinition ref = new RootBeanDefinition(EntityRefFactory.class);
-            ref.setTargetType(ResolvableType.forClassWithGenerics(EntityRefFactory.class, factory.messageType));
-            ref.setInstanceSupplier(() -> init(beanFactory, spec));
-            ref.setDependsOn(beanName);
-            ref.setQualifiedElement(new ActorBeanRegistrar.QualifierElement(beanName));
-            ref.setPrimary(definition.isPrimary());
-            ref.setLazyInit(definition.isLazyInit());
-            ref.setDescription("EntityRefFactory of the @TroupeEntity bean '" + beanName + "' (entity type '" + typeName + "')");
-            ref.setAttribute(ENTITY_TYPE_ATTRIBUTE, typeName);
-            registry.registerBeanDefinition(factoryBeanName, ref);
-        }
+        AnnotatedBeanMethods.scan(registry, TroupeEntity.class,
+            "no entity type is initialized for it and no EntityRefFactory bean is registered", "", (beanName, definition, factoryMethod) -> {
+                final Method method = AnnotatedBeanMethods.findMethod(TroupeEntity.class, beanName, definition, factoryMethod, classLoader);
+                final TroupeEntity annotation = method.getAnnotation(TroupeEntity.class);
+                final Factory factory = factoryType(beanName, method);
+                final String typeName = annotation.name().isEmpty() ? beanName : annotation.name();
+                final EntityTypeKey<?> key;
+                try {
+                    key = EntityTypeKey.create(factory.messageType.toClass(), typeName);
+                } catch (IllegalArgumentException e) {
+                    throw new TroupeConfigurationException("@TroupeEntity bean '" + beanName + "' has an invalid entity type name: " + e.getMessage(),
+                        "Name the entity type with @TroupeEntity(name = \"...\"): 1 to " + EntityTypeKey.MAX_NAME_LENGTH
+                            + " letters, digits, '-', '_' or '.'.", e);
+                }
+                final String previous = beanByType.putIfAbsent(typeName, beanName);
+                if (previous != null) {
+                    throw new TroupeConfigurationException("@TroupeEntity bean '" + beanName + "' uses the entity type name '" + typeName
+                        + "', which @TroupeEntity bean '" + previous + "' already uses: one name is one entity type, cluster-wide.",
+                        "Give one of the beans '" + previous + "' and '" + beanName + "' another name with @TroupeEntity(name = \"...\").");
+                }
+                if (annotation.numberOfShards() < 0 || annotation.numberOfShards() > Entity.MAX_NUMBER_OF_SHARDS) {
+                    throw new TroupeConfigurationException("@TroupeEntity bean '" + beanName + "' asks for " + annotation.numberOfShards() + " shards.",
+                        "Set @TroupeEntity(numberOfShards) between 1 and " + Entity.MAX_NUMBER_OF_SHARDS
+                            + ", or leave it 0 for troupe.cluster.sharding.number-of-shards.");
+                }
+                final Object stopMessage = stopMessage(beanName, annotation.stopMessage(), factory.messageType.toClass());
+                final String factoryBeanName = beanName + REF_FACTORY_SUFFIX;
+                if (registry.containsBeanDefinition(factoryBeanName)) {
+                    throw new TroupeConfigurationException("@TroupeEntity bean '" + beanName + "' needs the bean name '" + factoryBeanName
+                        + "' for its EntityRefFactory, but another bean already has that name.",
+                        "Rename the other bean '" + factoryBeanName + "', or rename the @TroupeEntity bean '" + beanName + "'.");
+                }
+                final BeanFactory beanFactory = (BeanFactory) registry;
+                final EntitySpec spec = new EntitySpec(beanName, key, factory.ofContext, annotation.role(), stopMessage, annotation.numberOfShards());
+                final RootBeanDefinition ref = new RootBeanDefinition(EntityRefFactory.class);
+                ref.setTargetType(ResolvableType.forClassWithGenerics(EntityRefFactory.class, factory.messageType));
+                ref.setInstanceSupplier(() -> init(beanFactory, spec));
+                ref.setDependsOn(beanName);
+                ref.setQualifiedElement(new ActorBeanRegistrar.QualifierElement(beanName));
+                ref.setPrimary(definition.isPrimary());
+                ref.setLazyInit(definition.isLazyInit());
+                ref.setDescription("EntityRefFactory of the @TroupeEntity bean '" + beanName + "' (entity type '" + typeName + "')");
+                ref.setAttribute(ENTITY_TYPE_ATTRIBUTE, typeName);
+                registry.registerBeanDefinition(factoryBeanName, ref);
+            });
     }
 
     @Override
@@ -271,40 +252,5 @@ public class EntityBeanRegistrar implements BeanDefinitionRegistryPostProcessor 
             throw new TroupeConfigurationException("@TroupeEntity bean '" + beanName + "' has the stop message " + type.getName()
                 + ", which cannot be made: " + e, action, e);
         }
-    }
-
-    /** A {@code @TroupeEntity} method that is not a {@code @Bean} method would be silently ignored. */
-    private static void rejectWithoutBean(AnnotationMetadata metadata) {
-        for (MethodMetadata m : metadata.getAnnotatedMethods(TroupeEntity.class.getName())) {
-            if (!m.isAnnotated(Bean.class.getName())) {
-                final String method = ClassUtils.getShortName(m.getDeclaringClassName()) + "." + m.getMethodName() + "()";
-                throw new TroupeConfigurationException(
-                    "@TroupeEntity is on " + method + ", which is not a @Bean method: no entity type is initialized for it and no"
-                        + " EntityRefFactory bean is registered.",
-                    "Annotate " + method + " with @Bean as well, or remove @TroupeEntity.");
-            }
-        }
-    }
-
-    private static Method findMethod(String beanName, BeanDefinition definition, MethodMetadata factoryMethod, ClassLoader classLoader) {
-        final Class<?> declaring;
-        try {
-            declaring = ClassUtils.forName(factoryMethod.getDeclaringClassName(), classLoader);
-        } catch (ClassNotFoundException | LinkageError e) {
-            throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
-                "cannot load the class declaring @TroupeEntity bean '" + beanName + "'", e);
-        }
-        for (Method m : ClassUtils.getUserClass(declaring).getDeclaredMethods()) {
-            if (m.getName().equals(factoryMethod.getMethodName()) && !m.isSynthetic() && !m.isBridge()
-                && m.isAnnotationPresent(TroupeEntity.class)) {
-                return m;
-            }
-        }
-        throw new BeanDefinitionStoreException(definition.getResourceDescription(), beanName,
-            "cannot find the @TroupeEntity method " + factoryMethod.getMethodName() + " of bean '" + beanName + "'");
-    }
-
-    private static String describe(Method m) {
-        return m.getDeclaringClass().getSimpleName() + "." + m.getName() + "()";
     }
 }
