@@ -7,16 +7,13 @@ import dev.troupe.cluster.GroupRouter;
 import dev.troupe.cluster.Routers;
 import dev.troupe.cluster.ServiceKey;
 import dev.troupe.spring.diagnostics.InvalidTroupePropertyException;
-import dev.troupe.spring.diagnostics.TroupeConfigurationException;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
-import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
-import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 
 import java.util.Map;
@@ -72,17 +69,9 @@ public class GroupRouterRegistrar implements BeanDefinitionRegistryPostProcessor
                 throw new InvalidTroupePropertyException(prefix, "the router's name is not a valid actor name: " + ex.getMessage(),
                     "Name the router under troupe.cluster.routers with letters, digits, '-' and '_'.", ex);
             }
-            if (registry.containsBeanDefinition(name)) {
-                throw new TroupeConfigurationException("The group router troupe.cluster.routers." + name
-                    + " needs the bean name '" + name + "', but a bean named '" + name + "' already exists.",
-                    "Give the router another name under troupe.cluster.routers, or rename the other bean.");
-            }
-            final RootBeanDefinition definition = new RootBeanDefinition(ActorRef.class);
-            definition.setTargetType(ResolvableType.forClassWithGenerics(ActorRef.class, router.getMessageType()));
-            definition.setInstanceSupplier(() -> spawn(beanFactory.getBean(ActorSystem.class), name, key, router));
-            definition.setDescription("group router troupe.cluster.routers." + name + " over " + key);
-            definition.setAttribute(ActorBeanRegistrar.REGISTERED_AT_STARTUP_ATTRIBUTE, Boolean.TRUE);
-            registry.registerBeanDefinition(name, definition);
+            ConfiguredRefBeans.register(registry, "group router", "router", "troupe.cluster.routers", name, router.getMessageType(),
+                () -> spawn(beanFactory.getBean(ActorSystem.class), name, key, router),
+                "group router troupe.cluster.routers." + name + " over " + key);
         }
     }
 

@@ -11,10 +11,8 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
-import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
-import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 
 import java.util.List;
@@ -70,18 +68,10 @@ public class RemoteRefRegistrar implements BeanDefinitionRegistryPostProcessor, 
                     "Set " + prefix + ".message-type to the class of the messages the actor accepts (its Behavior's type"
                         + " argument), such as com.acme.Inventory$Command; the bean is an ActorRef of it.");
             }
-            if (registry.containsBeanDefinition(name)) {
-                throw new TroupeConfigurationException("The remote ref troupe.remote.refs." + name
-                    + " needs the bean name '" + name + "', but a bean named '" + name + "' already exists.",
-                    "Give the remote ref another name under troupe.remote.refs, or rename the other bean.");
-            }
             final Class<?> type = ref.getMessageType();
-            final RootBeanDefinition definition = new RootBeanDefinition(ActorRef.class);
-            definition.setTargetType(ResolvableType.forClassWithGenerics(ActorRef.class, type));
-            definition.setInstanceSupplier(() -> remoteRef(beanFactory.getBean(RemoteTransport.class), name, ref.actorPath(peerAddress), type));
-            definition.setDescription("remote ActorRef troupe.remote.refs." + name + " -> " + peerAddress + ref.getPath());
-            definition.setAttribute(ActorBeanRegistrar.REGISTERED_AT_STARTUP_ATTRIBUTE, Boolean.TRUE);
-            registry.registerBeanDefinition(name, definition);
+            ConfiguredRefBeans.register(registry, "remote ref", "remote ref", "troupe.remote.refs", name, type,
+                () -> remoteRef(beanFactory.getBean(RemoteTransport.class), name, ref.actorPath(peerAddress), type),
+                "remote ActorRef troupe.remote.refs." + name + " -> " + peerAddress + ref.getPath());
         }
     }
 
