@@ -23,7 +23,15 @@ import java.util.concurrent.TimeoutException;
  */
 public class ActorSystemLifecycle implements SmartLifecycle {
 
-    /** Stops after the web server ({@code DEFAULT_PHASE - 1024} and {@code - 2048}) and before beans that start earlier. */
+    /**
+     * Stops after the web server ({@code DEFAULT_PHASE - 1024} and {@code - 2048}) and before beans that start earlier.
+     *
+     * <p>The node's lifecycles are phased around this one, and Spring stops higher phases first:
+     * {@code ClusterLifecycle} ({@code PHASE + 1}) leaves the cluster, then this one drains and stops
+     * the actors, then {@code RemoteTransportLifecycle} ({@code PHASE - 1}) flushes and closes the
+     * transport; they start in the opposite order. Each keeps its own small lifecycle class because
+     * they live in three packages and differ in every method but the running flag.
+     */
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
     private final ActorSystem system;
