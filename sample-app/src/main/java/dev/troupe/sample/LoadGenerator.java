@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import jakarta.annotation.PreDestroy;
 
@@ -27,6 +28,7 @@ import jakarta.annotation.PreDestroy;
  *
  * <pre>
  * POST   /api/load?seconds=30&amp;skus=100&amp;workers=4   start a run (409 if one is running)
+ *        &amp;rate=500                                 at most 500 requests/s in all (default: as fast as the replies come)
  * GET    /api/load                                  the current or last run
  * DELETE /api/load                                  end the current run now
  * </pre>
@@ -87,22 +89,25 @@ public class LoadGenerator {
     @EventListener(ApplicationReadyEvent.class)
     void onReady() {
         if (properties.isOnStartup()) {
-            start(properties.getDuration(), properties.getSkus(), properties.getWorkers());
+            start(properties.getDuration(), properties.getSkus(), properties.getWorkers(), properties.getRate());
         }
     }
 
     @PostMapping("/api/load")
     public ResponseEntity<Map<String, Object>> startRun(@RequestParam(required = false) Integer seconds,
                                                         @RequestParam(required = false) Integer skus,
-                                                        @RequestParam(required = false) Integer workers) {
+                                                        @RequestParam(required = false) Integer workers,
+                                                        @RequestParam(required = false) Integer rate) {
         final Duration duration = seconds == null ? properties.getDuration() : Duration.ofSeconds(seconds);
         final int s = skus == null ? properties.getSkus() : skus;
         final int w = workers == null ? properties.getWorkers() : workers;
+        final int r = rate == null ? properties.getRate() : rate;
         if (duration.isNegative() || duration.isZero() || duration.compareTo(Duration.ofHours(1)) > 0
-            || s <= 0 || s > 100_000 || w <= 0 || w > 64) {
-            return ResponseEntity.badRequest().body(Map.of("error", "need 0 < seconds <= 3600, 0 < skus <= 100000, 0 < workers <= 64"));
+            || s <= 0 || s > 100_000 || w <= 0 || w > 64 || r < 0 || r > 1_000_000) {
+            return ResponseEntity.badRequest().body(Map.of("error",
+                "need 0 < seconds <= 3600, 0 < skus <= 100000, 0 < workers <= 64, 0 <= rate <= 1000000 (0: unpaced)"));
         }
-        if (!start(duration, s, w)) {
+        if (!start(duration, s, w, r)) {
             return ResponseEntity.status(409).body(status());
         }
         return ResponseEntity.accepted().body(status());
@@ -131,7 +136,10 @@ public class LoadGenerator {
         return false;
     }
 
-    synchronized boolean start(Duration duration, int skus, int workerCount) {
+    /**
+     * @param rate requests per second of all clients together, 0 for unpaced
+     */
+    synchronized boolean start(Duration duration, int skus, int workerCount, int rate) {
         if (isRunning() || stopping) {
             return false;
         }
@@ -144,8 +152,10 @@ public class LoadGenerator {
             inventory.restock(skuId(i), properties.getInitialStock()).toCompletableFuture().join();
         }
         deadlineNanos = System.nanoTime() + duration.toNanos();
+        // Each client paces its own share: one request every workerCount / rate seconds.
+        final long intervalNanos = rate == 0 ? 0 : TimeUnit.SECONDS.toNanos(workerCount) / rate;
         for (int i = 0; i < workerCount; i++) {
-            final Thread t = new Thread(() -> run(skus), "inventory-load-" + i);
+            final Thread t = new Thread(() -> run(skus, intervalNanos), "inventory-load-" + i);
             t.setDaemon(true);
             workers.add(t);
             t.start();
@@ -153,9 +163,10 @@ public class LoadGenerator {
         return true;
     }
 
-    private void run(int skus) {
+    private void run(int skus, long intervalNanos) {
         final ThreadLocalRandom random = ThreadLocalRandom.current();
-        while (!stopping && System.nanoTime() - deadlineNanos < 0) {
+        final Pacer pacer = new Pacer(intervalNanos);
+        while (pacer.awaitTurn()) {
             final String sku = skuId(random.nextInt(skus));
             final int quantity = 1 + random.nextInt(3);
             final Sku.Reply reserved;
@@ -180,6 +191,10 @@ public class LoadGenerator {
             reservedQuantity.increment(quantity);
             // Most reservations are released again (a cancelled cart), so stock lasts.
             if (random.nextInt(10) < 9) {
+                if (!pacer.awaitTurn()) {
+                    // the run ended between the two: the reservation stays, counted as ok
+                    return;
+                }
                 try {
                     final Sku.Reply released = inventory.release(sku, quantity).toCompletableFuture().get(5, TimeUnit.SECONDS);
                     requests.incrementAndGet();
@@ -200,6 +215,37 @@ public class LoadGenerator {
                 }
             }
         }
+    }
+
+    /**
+     * One client's pacing: a request every {@code intervalNanos} from the intended start times, so
+     * a late reply does not lower the rate, and a client that fell behind sends at most one request
+     * early to catch up. An interval of 0 does not pace.
+     */
+    private final class Pacer {
+
+        private final long intervalNanos;
+        private long next = System.nanoTime();
+
+        Pacer(long intervalNanos) {
+            this.intervalNanos = intervalNanos;
+        }
+
+        /** @return whether the run goes on, once it is this client's turn to send */
+        boolean awaitTurn() {
+            if (intervalNanos > 0) {
+                next = Math.max(next + intervalNanos, System.nanoTime() - intervalNanos);
+                long wait;
+                while ((wait = next - System.nanoTime()) > 0 && running()) {
+                    LockSupport.parkNanos(wait);
+                }
+            }
+            return running();
+        }
+    }
+
+    private boolean running() {
+        return !stopping && System.nanoTime() - deadlineNanos < 0;
     }
 
     static String skuId(int i) {

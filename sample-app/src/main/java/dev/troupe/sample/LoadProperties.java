@@ -29,6 +29,11 @@ public class LoadProperties {
     private int workers = 4;
 
     /**
+     * Requests per second of all clients together; 0 for as fast as the replies come.
+     */
+    private int rate = 0;
+
+    /**
      * Stock each SKU starts with.
      */
     private int initialStock = 1_000;
@@ -63,6 +68,14 @@ public class LoadProperties {
 
     public void setWorkers(int workers) {
         this.workers = workers;
+    }
+
+    public int getRate() {
+        return rate;
+    }
+
+    public void setRate(int rate) {
+        this.rate = rate;
     }
 
     public int getInitialStock() {

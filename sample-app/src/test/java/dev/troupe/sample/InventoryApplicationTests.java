@@ -109,6 +109,20 @@ class InventoryApplicationTests {
         assertThat(after - before).isGreaterThan(100);
     }
 
+    @Test
+    @Order(3)
+    void aPacedLoadRunSendsNoFasterThanItsRate() throws Exception {
+        // 20 requests/s for 2 s from 2 clients: each sends one request every 100 ms from the start,
+        // so at most 20 each, whatever the machine's speed (a slow machine only sends fewer).
+        assertThat(call("POST", "/api/load?seconds=2&skus=5&workers=2&rate=20").statusCode()).isEqualTo(202);
+        Awaitility.await("the paced run ends").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+            .until(() -> !call("GET", "/api/load").body().contains("\"running\":true"));
+        final Matcher requests = Pattern.compile("\"requests\":(\\d+)").matcher(call("GET", "/api/load").body());
+        assertThat(requests.find()).isTrue();
+        assertThat(Long.parseLong(requests.group(1))).isPositive().isLessThanOrEqualTo(40);
+        assertThat(call("POST", "/api/load?seconds=2&rate=-1").statusCode()).isEqualTo(400);
+    }
+
     private double hostedShards() {
         try {
             return value(call("GET", "/actuator/prometheus").body(), "troupe_cluster_sharding_shards", "type=\"Sku\"");

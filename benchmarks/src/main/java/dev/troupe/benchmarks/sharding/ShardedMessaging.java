@@ -271,8 +271,12 @@ public final class ShardedMessaging {
             });
         }
 
-        @SuppressWarnings("unchecked")
         static double run(String mode, String layout, int entities, int senders, int window, int messages) throws Exception {
+            return runAll(new String[] {mode}, layout, entities, senders, window, messages)[0];
+        }
+
+        /** Runs the modes one after the other on one cluster (formed once): the rates, in order. */
+        static double[] runAll(String[] modes, String layout, int entities, int senders, int window, int messages) throws Exception {
             final int n = layout.startsWith("three") ? 3 : 1;
             try (TroupeNodes nodes = new TroupeNodes(n, layout.equals("three-remote"))) {
                 for (dev.troupe.actor.ActorSystem s : nodes.systems) {
@@ -280,6 +284,17 @@ public final class ShardedMessaging {
                         dev.troupe.cluster.sharding.Entity.of(KEY, ctx -> entity()).withoutPassivation());
                 }
                 nodes.awaitHosted(KEY, dev.troupe.cluster.sharding.Entity.DEFAULT_NUMBER_OF_SHARDS);
+                final double[] rates = new double[modes.length];
+                for (int m = 0; m < modes.length; m++) {
+                    rates[m] = run(modes[m], nodes, n, entities, senders, window, messages);
+                }
+                return rates;
+            }
+        }
+
+        @SuppressWarnings("unchecked")
+        private static double run(String mode, TroupeNodes nodes, int n, int entities, int senders, int window, int messages) throws Exception {
+            {
                 final dev.troupe.cluster.sharding.EntityRef<Cmd>[][] refs = new dev.troupe.cluster.sharding.EntityRef[senders][entities];
                 for (int i = 0; i < senders; i++) {
                     final dev.troupe.cluster.sharding.ClusterSharding sharding = dev.troupe.cluster.sharding.ClusterSharding.get(nodes.systems.get(i % n));
@@ -410,8 +425,12 @@ public final class ShardedMessaging {
             });
         }
 
-        @SuppressWarnings("unchecked")
         static double run(String mode, String layout, int entities, int senders, int window, int messages) throws Exception {
+            return runAll(new String[] {mode}, layout, entities, senders, window, messages)[0];
+        }
+
+        /** Runs the modes one after the other on one cluster (formed once): the rates, in order. */
+        static double[] runAll(String[] modes, String layout, int entities, int senders, int window, int messages) throws Exception {
             final int n = layout.equals("three-remote") ? 3 : 1;
             final List<PekkoNode> nodes = new ArrayList<>();
             try {
@@ -424,7 +443,11 @@ public final class ShardedMessaging {
                     org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.get(node.system)
                         .init(org.apache.pekko.cluster.sharding.typed.javadsl.Entity.of(KEY, ctx -> entity()));
                 }
-                return run(mode, nodes, entities, senders, window, messages);
+                final double[] rates = new double[modes.length];
+                for (int m = 0; m < modes.length; m++) {
+                    rates[m] = run(modes[m], nodes, entities, senders, window, messages);
+                }
+                return rates;
             } finally {
                 for (PekkoNode node : nodes) {
                     node.close();

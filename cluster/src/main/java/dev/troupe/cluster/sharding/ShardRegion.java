@@ -528,8 +528,10 @@ final class ShardRegion extends ExtensibleBehavior<Object> {
     }
 
     private void passivate(EntitySlot slot, long now) {
-        handle.passivations++;
         closeSlot(slot, now);
+        // After the entity count: whoever reads the passivation counted (meters, the endpoint) also
+        // reads the entity gone from the active ones.
+        handle.passivations++;
     }
 
     private void onDrained(EntitySlot.Stopping st) {
