@@ -22,8 +22,8 @@ import java.time.Duration;
  * @param name the dispatcher's name, used by {@link Props#withDispatcher(String)} and in thread names and meters
  * @param threads the number of threads; for a virtual dispatcher, the most turns in progress at once
  * @param throughput the most messages one actor processes per turn
- * @param idleSpins how many empty polls spin before yielding (platform)
- * @param idleYields how many empty polls yield before parking (platform)
+ * @param idleSpins how many empty polls spin before yielding (platform; only one thread of the dispatcher spins at a time, the others park at once)
+ * @param idleYields how many empty polls of the spinning thread yield before it parks (platform)
  * @param maxPark the longest a parked thread sleeps before polling again, new work unparks it at once (platform)
  * @param type platform or virtual threads
  */

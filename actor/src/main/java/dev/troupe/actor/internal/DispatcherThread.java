@@ -6,8 +6,12 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * One thread of a {@link PlatformDispatcher}. It polls the dispatcher's run queue and runs the
- * actors it finds; when there is nothing to run it spins, then yields, then parks until a
- * producer unparks it (or {@code maxPark} passes).
+ * actors it finds. When there is nothing to run, at most one thread of the dispatcher spins,
+ * then yields, then parks (the spinner, see {@link PlatformDispatcher#claimSpinner}); the
+ * others park at once, so idle threads do not take the CPU of the threads doing work (the
+ * I/O threads of a transport on a machine with few cores). A parked thread is unparked by a
+ * producer when no thread spins, or by the spinner when it takes work and more is queued
+ * (or when {@code maxPark} passes).
  *
  * <p>Its counters have one writer, this thread, and are published with release stores so
  * readers (metrics scrapes) see consistent, monotonic values with acquire loads. Spinning
@@ -63,6 +67,8 @@ public final class DispatcherThread extends Thread {
     private long procNanos;
     private long procSamples;
     private volatile int parked;
+    /** Whether this thread holds the dispatcher's spinner role; this thread only. */
+    private boolean spinner;
     /** A cell to run before polling the shared queue; this thread only. */
     private ActorCell<?> runNext;
     /** Tasks to run when the current turn ends (see {@link #runAtEndOfTurn}); this thread only. */
@@ -89,8 +95,10 @@ public final class DispatcherThread extends Thread {
     @Override
     public void run() {
         final PlatformDispatcher d = dispatcher;
-        final int spins = d.idleSpins;
-        final int yields = spins + d.idleYields;
+        // Clamped so that the counter below (up to yields + 1) cannot overflow for settings near
+        // Integer.MAX_VALUE: an overflow would turn a parked thread back into a spinning one.
+        final int spins = Math.min(d.idleSpins, Integer.MAX_VALUE - 2);
+        final int yields = (int) Math.min((long) spins + d.idleYields, Integer.MAX_VALUE - 1);
         final long maxParkNanos = d.maxParkNanos;
         int idle = 0;
         int streak = 0;
@@ -115,6 +123,14 @@ public final class DispatcherThread extends Thread {
                 if (idle >= spins) {
                     endIdle();
                 }
+                if (spinner) {
+                    // Give up the spinner role before running: while this thread is busy, producers
+                    // must wake a parked thread. Work queued behind this cell while we spun found no
+                    // thread to wake (we were spinning): hand it on to a parked one now.
+                    spinner = false;
+                    d.releaseSpinner();
+                    d.wakeIfQueued();
+                }
                 idle = 0;
                 cell.run(this);
                 if (endOfTurnCount != 0) {
@@ -124,6 +140,16 @@ public final class DispatcherThread extends Thread {
             }
             if (d.isShutdown()) {
                 break;
+            }
+            if (idle == 0) {
+                // First empty poll after work: spin only if no other thread of the dispatcher does.
+                // The others park at once (an idle spinner costs a core; one is enough to take the
+                // next message without a wake-up).
+                spinner = d.claimSpinner();
+                if (!spinner) {
+                    idle = yields;
+                    IDLE_SINCE.setRelease(this, System.nanoTime());
+                }
             }
             if (idle < spins) {
                 idle++;
@@ -149,10 +175,21 @@ public final class DispatcherThread extends Thread {
                         }
                         parkedAt = now;
                     }
+                    if (spinner) {
+                        // Released before parking: park() re-checks the queue after announcing
+                        // itself, so a producer that saw us spinning and skipped the wake-up left
+                        // work we find there (both sides volatile).
+                        spinner = false;
+                        d.releaseSpinner();
+                    }
                     idle = yields + 1;
                     park(d, maxParkNanos);
                 }
             }
+        }
+        if (spinner) {
+            spinner = false;
+            d.releaseSpinner();
         }
         if (idle >= spins) {
             endIdle();

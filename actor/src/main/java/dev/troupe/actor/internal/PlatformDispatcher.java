@@ -30,6 +30,12 @@ public final class PlatformDispatcher extends Dispatcher {
     final int idleYields;
     final long maxParkNanos;
     final AtomicInteger parkedCount = new AtomicInteger();
+    /**
+     * 1 while one thread spins or yields for work, else 0. At most one thread spins (as in
+     * Netty's and ForkJoinPool's "one searching worker"): the others park at once, and a
+     * producer need not wake anyone while the spinner is there to take its work.
+     */
+    private final AtomicInteger spinning = new AtomicInteger();
     private final MpmcUnboundedXaddArrayQueue<ActorCell<?>> runQueue = new MpmcUnboundedXaddArrayQueue<>(256, 4);
     private final DispatcherThread[] threads;
     private final long[] threadIds;
@@ -104,7 +110,26 @@ public final class PlatformDispatcher extends Dispatcher {
             drainInline();
             return;
         }
-        if (parkedCount.get() > 0) {
+        // Dekker-style with the spinner: it releases its role (volatile) before its last look at
+        // the queue, we read the role after our offer, so either it sees the cell or we wake a thread.
+        if (spinning.get() == 0 && parkedCount.get() > 0) {
+            wakeOne();
+        }
+    }
+
+    /** @return whether the calling thread became the dispatcher's only spinner */
+    boolean claimSpinner() {
+        return spinning.get() == 0 && spinning.compareAndSet(0, 1);
+    }
+
+    /** Gives up the spinner role the calling thread holds. */
+    void releaseSpinner() {
+        spinning.set(0);
+    }
+
+    /** Wakes a parked thread if work is queued: called by a spinner that just took work. */
+    void wakeIfQueued() {
+        if (parkedCount.get() > 0 && !runQueue.isEmpty()) {
             wakeOne();
         }
     }

@@ -255,12 +255,13 @@ public class TroupeProperties implements Validator {
         private int throughput = 64;
 
         /**
-         * Empty polls an idle thread spins before it starts yielding.
+         * Empty polls an idle thread spins before it starts yielding. Only one thread of a
+         * dispatcher spins at a time; the others park at once.
          */
         private int idleSpins = 200;
 
         /**
-         * Empty polls an idle thread yields before it parks.
+         * Empty polls the spinning thread yields before it parks.
          */
         private int idleYields = 20;
 

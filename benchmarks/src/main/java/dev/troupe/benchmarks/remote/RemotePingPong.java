@@ -19,7 +19,7 @@ import java.util.Locale;
  * java --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED -Xms1g -Xmx1g \
  *   -cp benchmarks/target/benchmarks.jar dev.troupe.benchmarks.remote.RemotePingPong \
  *   [--rigs troupe,pekko,netty] [--clients 1,5,10,15,20,25,30] [--round-trips 100000]
- *   [--window 64] [--shape refs|long] [--latency-rate 10000,1000] [--latency-seconds 5] [--profile true]
+ *   [--window 64] [--shape refs|long] [--latency-rate 10000,1000|none] [--latency-seconds 5] [--profile true]
  * </pre>
  *
  * {@code --shape refs} (the default) sends {@code Ping(seq, replyTo)} and answers {@code Pong(seq)};
@@ -51,7 +51,8 @@ public final class RemotePingPong {
                 case "--clients" -> clients = Arrays.stream(args[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
                 case "--round-trips" -> roundTrips = Integer.parseInt(args[i + 1]);
                 case "--window" -> window = Integer.parseInt(args[i + 1]);
-                case "--latency-rate" -> latencyRates = Arrays.stream(args[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
+                case "--latency-rate" -> latencyRates = "none".equals(args[i + 1]) ? new int[0]
+                    : Arrays.stream(args[i + 1].split(",")).mapToInt(Integer::parseInt).toArray();
                 case "--shape" -> shape = Shape.of(args[i + 1]);
                 case "--latency-seconds" -> latencySeconds = Integer.parseInt(args[i + 1]);
                 case "--profile" -> profile = Boolean.parseBoolean(args[i + 1]);
