@@ -265,6 +265,17 @@ class TroupeClusterAutoConfigurationTests {
         });
     }
 
+    @Test
+    void aRouterNamedLikeAnotherBeanShouldFailNamingTheProperty() {
+        runner.withUserConfiguration(Workers.class)
+            .withPropertyValues("troupe.cluster.routers.worker.service-key=echo", "troupe.cluster.routers.worker.message-type=java.lang.String")
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                    .contains("The group router troupe.cluster.routers.worker needs the bean name 'worker', but a bean named 'worker' already exists.");
+            });
+    }
+
     // ---------------------------------------------------------------- the receptionist and routers without a cluster
 
     /** The message the workers of these tests accept; a String needs no serializer of its own. */

@@ -125,6 +125,18 @@ class TroupeRemoteAutoConfigurationTests {
     }
 
     @Test
+    void refNamedLikeAnotherBeanShouldFailNamingTheProperty() {
+        runner.withUserConfiguration(ConnectedPeer.class)
+            .withPropertyValues("troupe.remote.bind-port=0", "troupe.remote.refs.farNode.peer=far", "troupe.remote.refs.farNode.path=/user/x",
+                "troupe.remote.refs.farNode.message-type=java.lang.String")
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                    .contains("The remote ref troupe.remote.refs.farNode needs the bean name 'farNode', but a bean named 'farNode' already exists.");
+            });
+    }
+
+    @Test
     void connectionDetailsShouldNotOverruleRemoteDisabled() {
         runner.withUserConfiguration(ConnectedPeer.class).withPropertyValues("troupe.remote.enabled=false")
             .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RemoteTransport.class));

@@ -47,12 +47,42 @@ class ShardingAllocationTest {
 
     enum Pong implements Msg { INSTANCE }
 
+    /** Starts one ping of a round's window (told locally to the pinger, never serialized). */
+    enum Kick implements Msg { INSTANCE }
+
     static final EntityTypeKey<Msg> KEY = EntityTypeKey.create(Msg.class, "Alloc");
 
+    /**
+     * Round trips of one round, with {@link #WINDOW} in flight: one round trip at a time is a
+     * scheduling hop per message, each waiting for a CPU slice on a loaded machine (a hundred
+     * times slower under a CPU hog); a window spreads every hop over many messages. The pinger's
+     * fields are written by the test before the round's kicks and then by the pinger only.
+     */
     static final class Round {
-        volatile int remaining;
+        volatile int toSend;
+        volatile int toReceive;
         volatile CountDownLatch done;
+
+        /** @return whether the pinger sends a ping for this message */
+        boolean onMessage(Msg m) {
+            if (m != Kick.INSTANCE) {
+                final int left = toReceive - 1;
+                toReceive = left;
+                if (left == 0) {
+                    done.countDown();
+                    return false;
+                }
+            }
+            final int send = toSend;
+            if (send == 0) {
+                return false;
+            }
+            toSend = send - 1;
+            return true;
+        }
     }
+
+    private static final int WINDOW = 32;
 
     enum Path { ENTITY_REF, REGION_REF, REMOTE_OWNER }
 
@@ -150,22 +180,17 @@ class ShardingAllocationTest {
             final Round round = new Round();
             final int[] next = {0};
             final ActorRef<Msg> pinger = nodes.get(0).system().spawn(Behaviors.receiveMessage(m -> {
-                final int left = round.remaining - 1;
-                round.remaining = left;
-                if (left > 0) {
+                if (round.onMessage(m)) {
                     final int i = next[0];
                     next[0] = i + 1 == ENTITIES ? 0 : i + 1;
                     refs[i].tell(Ping.INSTANCE);
-                } else {
-                    round.done.countDown();
                 }
                 return Behaviors.same();
             }), "pinger");
             nodes.get(0).remote().publish(pinger, Msg.class);
             pingerOnHost[0] = nodes.get(1).remote().actorRef(nodes.get(0).remote().addressOf(pinger), Msg.class);
-            // Far fewer messages than in memory: one round trip at a time over loopback TCP is a
-            // scheduling hop per message, slow on a loaded 2-core machine; 50,000 measured messages
-            // put the transport's own bookkeeping (heartbeats) well inside the margin.
+            // Fewer messages than in memory (the transport is slower per message than the in-memory
+            // network); 50,000 measured messages put its own bookkeeping (heartbeats) well inside the margin.
             for (int i = 0; i < 3; i++) {
                 runRound(round, pinger, WARMUP / 15);
             }
@@ -244,9 +269,7 @@ class ShardingAllocationTest {
             final int[] next = {0};
             final ActorSystem system = clusters.get(0).system();
             pinger[0] = system.spawn(Behaviors.receiveMessage(m -> {
-                final int left = round.remaining - 1;
-                round.remaining = left;
-                if (left > 0) {
+                if (round.onMessage(m)) {
                     final int i = next[0];
                     next[0] = i + 1 == ENTITIES ? 0 : i + 1;
                     if (path == Path.REGION_REF) {
@@ -254,16 +277,13 @@ class ShardingAllocationTest {
                     } else {
                         refs[i].tell(Ping.INSTANCE);
                     }
-                } else {
-                    round.done.countDown();
                 }
                 return Behaviors.same();
             }), "pinger");
 
             // Every message to a remote owner crosses the in-memory network (a hand-off to another
-            // system's threads each way), a few thousand round trips a second on a loaded 2-core
-            // machine: a tenth of the local paths' messages keeps the run short; the per-message
-            // figure it measures (12 bytes) dwarfs any one-off allocation over 100,000 messages.
+            // system's threads each way): a tenth of the local paths' messages keeps the run short;
+            // the per-message figure it measures (12 bytes) dwarfs any one-off allocation over 100,000 messages.
             final int scale = path == Path.REMOTE_OWNER ? 10 : 1;
             for (int i = 0; i < 3; i++) {
                 runRound(round, pinger[0], WARMUP / scale);
@@ -292,8 +312,12 @@ class ShardingAllocationTest {
     private static void runRound(Round round, ActorRef<Msg> pinger, int messages) throws InterruptedException {
         final CountDownLatch done = new CountDownLatch(1);
         round.done = done;
-        round.remaining = messages / 2;
-        pinger.tell(Pong.INSTANCE);
+        final int roundTrips = messages / 2;
+        round.toSend = roundTrips;
+        round.toReceive = roundTrips;
+        for (int i = 0; i < Math.min(WINDOW, roundTrips); i++) {
+            pinger.tell(Kick.INSTANCE);
+        }
         assertThat(done.await(180, TimeUnit.SECONDS)).as("round of " + messages + " messages finished").isTrue();
     }
 
