@@ -48,6 +48,17 @@ final class RemoteNodes {
             .serializers(serializers);
     }
 
+    /**
+     * For tests that are not about failure detection, across JVMs on a machine that may be busy
+     * with other work: a JVM starved of CPU (a collection, a CPU hog beside the build) misses
+     * heartbeats for seconds. With the short timers that costs a "lost" peer, its connection
+     * closed and what was in flight on it (the test's reports among it); these wait ten seconds
+     * (a killed peer is still seen at once: its connections close).
+     */
+    static RemoteSettings.Builder patient(RemoteSettings.Builder settings) {
+        return settings.acceptableHeartbeatPause(Duration.ofSeconds(10)).idleTimeout(Duration.ofSeconds(20)).maxQueueTime(Duration.ofSeconds(10));
+    }
+
     static ClusterSettings.Builder clusterSettings(MemberDiscovery discovery) {
         return ClusterSettings.builder()
             .discovery(discovery)
@@ -69,6 +80,11 @@ final class RemoteNodes {
 
     static Node start(String name, String host, int port, MemberDiscovery discovery, Tally.Sink sink) {
         return start(name, remoteSettings(host, port, serializers()).build(), clusterSettings(discovery).build(), sink, 1000);
+    }
+
+    /** As {@link #start(String, String, int, MemberDiscovery, Tally.Sink)} with the {@link #patient} timers. */
+    static Node startPatient(String name, String host, int port, MemberDiscovery discovery, Tally.Sink sink) {
+        return start(name, patient(remoteSettings(host, port, serializers())).build(), clusterSettings(discovery).build(), sink, 1000);
     }
 
     static Node start(String name, RemoteSettings remoteSettings, ClusterSettings clusterSettings, Tally.Sink sink, int shards) {

@@ -66,8 +66,11 @@ abstract class ShardingMultiJvmFixture {
         dns = Dnsmasq.start("127.0.0.1");
         dns.setHosts(Map.of(NAME, hosts));
         checkerSystem = ActorSystem.create("checker", ActorSystemSettings.builder().daemonThreads(true).build());
-        checkerRemote = RemoteTransport.start(checkerSystem, RemoteNodes.remoteSettings("127.0.0.1", ChildJvm.freePort("127.0.0.1"),
-            Tally.register(SerializerRegistry.builder()).build()).build());
+        // Patient failure detection here and on the nodes (RemoteNodes.patient): a JVM starved of
+        // CPU for a second must not cost a "lost" peer and what was in flight to it; a killed
+        // node is still seen at once (its connections close).
+        checkerRemote = RemoteTransport.start(checkerSystem, RemoteNodes.patient(RemoteNodes.remoteSettings("127.0.0.1",
+            ChildJvm.freePort("127.0.0.1"), Tally.register(SerializerRegistry.builder()).build())).build());
         final ActorRef<Tally.Report> checker = checkerSystem.spawn(Behaviors.<Tally.Report>receiveMessage(r -> {
             switch (r.kind()) {
                 case Tally.Report.STARTED -> books.started(r.entityId(), r.text());
@@ -173,7 +176,14 @@ abstract class ShardingMultiJvmFixture {
             if (children.get(i).isAlive()) {
                 children.get(i).send("dead");
                 sb.append("n").append(i).append(' ').append(children.get(i).awaitLine("DEAD ", Duration.ofSeconds(20))).append("; ");
+                children.get(i).send("queues");
+                sb.append(children.get(i).awaitLine("QUEUES ", Duration.ofSeconds(20))).append("; ");
             }
+        }
+        final dev.troupe.remote.RemoteMetrics checker = checkerRemote.metrics();
+        sb.append("checker: read pauses ").append(checker.inboundReadPauses());
+        for (dev.troupe.remote.PeerMetrics p : checker.peers()) {
+            sb.append("; ").append(p.address()).append(" received ").append(p.messagesReceived()).append(", sent ").append(p.messagesSent());
         }
         return sb.toString();
     }

@@ -29,10 +29,12 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@code leave}: leaves gracefully, {@code LEFT} once removed;</li>
  *   <li>{@code flush}: once nothing is queued for other nodes, a SYNC report to the checker, then {@code FLUSHED};</li>
  *   <li>{@code dead}: {@code DEAD {class/reason=count, ...}}, every dead letter of this node so far.</li>
+ *   <li>{@code queues}: {@code QUEUES ...}, each peer's queue and counts, and the region's (for failure messages).</li>
  * </ul>
  * Closing stdin stops the node.
  *
  * <p>Arguments: node name, node index (its sequence numbers), host, port, discovery, checker path.
+ * The node's failure detection is {@link RemoteNodes#patient}.
  */
 public final class ShardingNodeMain {
 
@@ -52,7 +54,7 @@ public final class ShardingNodeMain {
             discovery = StaticDiscovery.of(args[4].substring("static:".length()).split(","));
         }
         final RemoteSink sink = new RemoteSink();
-        final RemoteNodes.Node node = RemoteNodes.start(name, host, port, discovery, sink);
+        final RemoteNodes.Node node = RemoteNodes.startPatient(name, host, port, discovery, sink);
         // Connected before any report: while an association is not connected its queue is short (maxQueuedMessages)
         final java.util.concurrent.CountDownLatch connected = new java.util.concurrent.CountDownLatch(1);
         final dev.troupe.actor.ActorPath checkerPath = dev.troupe.actor.ActorPath.parse(args[5]);
@@ -100,6 +102,7 @@ public final class ShardingNodeMain {
                 }
                 case "leave" -> node.cluster().leave().thenRun(() -> print("LEFT"));
                 case "dead" -> print("DEAD " + new java.util.TreeMap<>(deadByKind));
+                case "queues" -> print("QUEUES " + queues(node));
                 case "flush" -> flush(node, sink, name);
                 default -> print("UNKNOWN " + line);
             }
@@ -124,6 +127,19 @@ public final class ShardingNodeMain {
         }, "flush");
         t.setDaemon(true);
         t.start();
+    }
+
+    /** @return every peer's state as this node sees it: what is queued for it, sent to and received from it (for failure messages) */
+    private static String queues(RemoteNodes.Node node) {
+        final StringBuilder sb = new StringBuilder();
+        for (dev.troupe.remote.PeerMetrics p : node.remote().metrics().peers()) {
+            sb.append(p.address()).append(" queued ").append(p.outboundQueuedBytes()).append(" B, sent ").append(p.messagesSent())
+                .append(", received ").append(p.messagesReceived()).append(", overflows ").append(p.outboundOverflows())
+                .append(", reconnects ").append(p.reconnects()).append("; ");
+        }
+        final ShardingMetrics m = node.sharding().metrics(Tally.KEY);
+        return sb.append("read pauses ").append(node.remote().metrics().inboundReadPauses()).append(", hosted shards ")
+            .append(m.hostedShards()).append(", buffered ").append(m.bufferedMessages()).append(", entities ").append(m.activeEntities()).toString();
     }
 
     private static long queued(RemoteNodes.Node node) {
