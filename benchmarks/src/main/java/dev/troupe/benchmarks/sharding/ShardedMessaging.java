@@ -48,6 +48,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ShardedMessaging {
 
     private static final Duration ASK_TIMEOUT = Duration.ofSeconds(30);
+    /** The first failed ask of the run, for the error that reports the failures. */
+    private static final java.util.concurrent.atomic.AtomicReference<Throwable> FIRST_FAILURE = new java.util.concurrent.atomic.AtomicReference<>();
 
     private ShardedMessaging() {
     }
@@ -195,6 +197,7 @@ public final class ShardedMessaging {
         final void completed(Throwable failure) {
             if (failure != null) {
                 failures.incrementAndGet();
+                FIRST_FAILURE.compareAndSet(null, failure);
             }
             if (completed.incrementAndGet() == quota) {
                 done.countDown();
@@ -351,7 +354,8 @@ public final class ShardedMessaging {
                     await(done, "ask round");
                 });
                 if (failures.get() > 0) {
-                    throw new IllegalStateException(failures.get() + " asks failed");
+                    final Throwable first = FIRST_FAILURE.getAndSet(null);
+                    throw new IllegalStateException(failures.get() + " asks failed, the first with " + first, first);
                 }
                 return rate;
             }
@@ -522,7 +526,8 @@ public final class ShardedMessaging {
                     await(done, "ask round");
                 });
                 if (failures.get() > 0) {
-                    throw new IllegalStateException(failures.get() + " asks failed");
+                    final Throwable first = FIRST_FAILURE.getAndSet(null);
+                    throw new IllegalStateException(failures.get() + " asks failed, the first with " + first, first);
                 }
                 return rate;
             }
