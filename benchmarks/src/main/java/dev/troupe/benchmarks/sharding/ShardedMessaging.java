@@ -289,76 +289,75 @@ public final class ShardedMessaging {
                 nodes.awaitHosted(KEY, dev.troupe.cluster.sharding.Entity.DEFAULT_NUMBER_OF_SHARDS);
                 final double[] rates = new double[modes.length];
                 for (int m = 0; m < modes.length; m++) {
-                    rates[m] = run(modes[m], nodes, n, entities, senders, window, messages);
+                    rates[m] = run(modes[m], nodes, entities, senders, window, messages);
                 }
                 return rates;
             }
         }
 
         @SuppressWarnings("unchecked")
-        private static double run(String mode, TroupeNodes nodes, int n, int entities, int senders, int window, int messages) throws Exception {
-            {
-                final dev.troupe.cluster.sharding.EntityRef<Cmd>[][] refs = new dev.troupe.cluster.sharding.EntityRef[senders][entities];
-                for (int i = 0; i < senders; i++) {
-                    final dev.troupe.cluster.sharding.ClusterSharding sharding = dev.troupe.cluster.sharding.ClusterSharding.get(nodes.systems.get(i % n));
-                    for (int e = 0; e < entities; e++) {
-                        refs[i][e] = sharding.entityRefFor(KEY, "entity-" + e);
-                    }
+        private static double run(String mode, TroupeNodes nodes, int entities, int senders, int window, int messages) throws Exception {
+            final int n = nodes.systems.size();
+            final dev.troupe.cluster.sharding.EntityRef<Cmd>[][] refs = new dev.troupe.cluster.sharding.EntityRef[senders][entities];
+            for (int i = 0; i < senders; i++) {
+                final dev.troupe.cluster.sharding.ClusterSharding sharding = dev.troupe.cluster.sharding.ClusterSharding.get(nodes.systems.get(i % n));
+                for (int e = 0; e < entities; e++) {
+                    refs[i][e] = sharding.entityRefFor(KEY, "entity-" + e);
                 }
-                if (mode.equals("start")) {
-                    final int[] round = {0};
-                    return rounds(messages, total -> {
-                        final int r = round[0]++;
-                        final int slice = startSlice(total, senders);
-                        final CountDownLatch done = new CountDownLatch(senders);
-                        for (int i = 0; i < senders; i++) {
-                            final dev.troupe.cluster.sharding.ClusterSharding sharding = dev.troupe.cluster.sharding.ClusterSharding.get(nodes.systems.get(i % n));
-                            final dev.troupe.cluster.sharding.EntityRef<Cmd>[] fresh = new dev.troupe.cluster.sharding.EntityRef[slice];
-                            for (int e = 0; e < slice; e++) {
-                                fresh[e] = sharding.entityRefFor(KEY, "fresh-" + r + "-" + i + "-" + e);
-                            }
-                            nodes.systems.get(i % n).spawn(sender(fresh, window, 0), "starter-" + r + "-" + i).tell(new Go(slice, done));
-                        }
-                        await(done, "start round");
-                    });
-                }
-                if (mode.equals("tell")) {
-                    final List<dev.troupe.actor.ActorRef<Object>> actors = new ArrayList<>();
-                    for (int i = 0; i < senders; i++) {
-                        actors.add(nodes.systems.get(i % n).spawn(sender(refs[i], window, (i * entities) / senders), "sender-" + i));
-                    }
-                    return rounds(messages, total -> {
-                        final CountDownLatch done = new CountDownLatch(senders);
-                        for (dev.troupe.actor.ActorRef<Object> a : actors) {
-                            a.tell(new Go(total / senders, done));
-                        }
-                        await(done, "tell round");
-                    });
-                }
-                final AtomicLong failures = new AtomicLong();
-                final List<AskClient> clients = new ArrayList<>();
-                for (int i = 0; i < senders; i++) {
-                    final dev.troupe.cluster.sharding.EntityRef<Cmd>[] mine = refs[i];
-                    clients.add(new AskClient((i * entities) / senders, entities, failures) {
-                        @Override
-                        void ask(int entity) {
-                            mine[entity].<Long>ask(Get::new, ASK_TIMEOUT).whenComplete((v, t) -> completed(t));
-                        }
-                    });
-                }
-                final double rate = rounds(messages, total -> {
-                    final CountDownLatch done = new CountDownLatch(senders);
-                    for (AskClient c : clients) {
-                        c.start(total / senders, window, done);
-                    }
-                    await(done, "ask round");
-                });
-                if (failures.get() > 0) {
-                    final Throwable first = FIRST_FAILURE.getAndSet(null);
-                    throw new IllegalStateException(failures.get() + " asks failed, the first with " + first, first);
-                }
-                return rate;
             }
+            if (mode.equals("start")) {
+                final int[] round = {0};
+                return rounds(messages, total -> {
+                    final int r = round[0]++;
+                    final int slice = startSlice(total, senders);
+                    final CountDownLatch done = new CountDownLatch(senders);
+                    for (int i = 0; i < senders; i++) {
+                        final dev.troupe.cluster.sharding.ClusterSharding sharding = dev.troupe.cluster.sharding.ClusterSharding.get(nodes.systems.get(i % n));
+                        final dev.troupe.cluster.sharding.EntityRef<Cmd>[] fresh = new dev.troupe.cluster.sharding.EntityRef[slice];
+                        for (int e = 0; e < slice; e++) {
+                            fresh[e] = sharding.entityRefFor(KEY, "fresh-" + r + "-" + i + "-" + e);
+                        }
+                        nodes.systems.get(i % n).spawn(sender(fresh, window, 0), "starter-" + r + "-" + i).tell(new Go(slice, done));
+                    }
+                    await(done, "start round");
+                });
+            }
+            if (mode.equals("tell")) {
+                final List<dev.troupe.actor.ActorRef<Object>> actors = new ArrayList<>();
+                for (int i = 0; i < senders; i++) {
+                    actors.add(nodes.systems.get(i % n).spawn(sender(refs[i], window, (i * entities) / senders), "sender-" + i));
+                }
+                return rounds(messages, total -> {
+                    final CountDownLatch done = new CountDownLatch(senders);
+                    for (dev.troupe.actor.ActorRef<Object> a : actors) {
+                        a.tell(new Go(total / senders, done));
+                    }
+                    await(done, "tell round");
+                });
+            }
+            final AtomicLong failures = new AtomicLong();
+            final List<AskClient> clients = new ArrayList<>();
+            for (int i = 0; i < senders; i++) {
+                final dev.troupe.cluster.sharding.EntityRef<Cmd>[] mine = refs[i];
+                clients.add(new AskClient((i * entities) / senders, entities, failures) {
+                    @Override
+                    void ask(int entity) {
+                        mine[entity].<Long>ask(Get::new, ASK_TIMEOUT).whenComplete((v, t) -> completed(t));
+                    }
+                });
+            }
+            final double rate = rounds(messages, total -> {
+                final CountDownLatch done = new CountDownLatch(senders);
+                for (AskClient c : clients) {
+                    c.start(total / senders, window, done);
+                }
+                await(done, "ask round");
+            });
+            if (failures.get() > 0) {
+                final Throwable first = FIRST_FAILURE.getAndSet(null);
+                throw new IllegalStateException(failures.get() + " asks failed, the first with " + first, first);
+            }
+            return rate;
         }
     }
 
