@@ -236,15 +236,16 @@ public class LoadGenerator {
             if (intervalNanos > 0) {
                 next = Math.max(next + intervalNanos, System.nanoTime() - intervalNanos);
                 long wait;
-                while ((wait = next - System.nanoTime()) > 0 && running()) {
+                while ((wait = next - System.nanoTime()) > 0 && runGoesOn()) {
                     LockSupport.parkNanos(wait);
                 }
             }
-            return running();
+            return runGoesOn();
         }
     }
 
-    private boolean running() {
+    /** @return whether the current run has neither been stopped nor reached its end */
+    private boolean runGoesOn() {
         return !stopping && System.nanoTime() - deadlineNanos < 0;
     }
 
