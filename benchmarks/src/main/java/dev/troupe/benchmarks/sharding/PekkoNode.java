@@ -76,6 +76,34 @@ final class PekkoNode implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits until the shard coordinator knows {@code n} regions of {@code key}. Shards are
+     * allocated to the regions registered when their first message comes: a region that
+     * registers later gets shards by rebalancing, a hand-off that drops the messages already
+     * queued for the entities it stops (Pekko delivers at most once). Waiting here lets the
+     * first allocation spread over every node, so no rebalance runs while the rounds count.
+     */
+    void awaitRegions(org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey<?> key, int n) throws Exception {
+        final org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding sharding =
+            org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.get(system);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        int regions = 0;
+        while (System.nanoTime() - deadline < 0) {
+            final org.apache.pekko.cluster.sharding.ShardRegion.ClusterShardingStats stats =
+                org.apache.pekko.actor.typed.javadsl.AskPattern.<org.apache.pekko.cluster.sharding.typed.ClusterShardingQuery,
+                        org.apache.pekko.cluster.sharding.ShardRegion.ClusterShardingStats>ask(sharding.shardState(),
+                    replyTo -> new org.apache.pekko.cluster.sharding.typed.GetClusterShardingStats(key, java.time.Duration.ofSeconds(5), replyTo),
+                    java.time.Duration.ofSeconds(10), system.scheduler())
+                    .toCompletableFuture().get(15, TimeUnit.SECONDS);
+            regions = stats.getRegions().size();
+            if (regions >= n) {
+                return;
+            }
+            Thread.sleep(50); // polling the coordinator, bounded by the deadline
+        }
+        throw new IllegalStateException("the shard coordinator knows " + regions + " of " + n + " regions");
+    }
+
     @Override
     public void close() throws Exception {
         system.terminate();

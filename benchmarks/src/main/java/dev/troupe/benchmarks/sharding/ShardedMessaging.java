@@ -446,6 +446,7 @@ public final class ShardedMessaging {
                     org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.get(node.system)
                         .init(org.apache.pekko.cluster.sharding.typed.javadsl.Entity.of(KEY, ctx -> entity()));
                 }
+                nodes.get(0).awaitRegions(KEY, n);
                 final double[] rates = new double[modes.length];
                 for (int m = 0; m < modes.length; m++) {
                     rates[m] = run(modes[m], nodes, entities, senders, window, messages);
