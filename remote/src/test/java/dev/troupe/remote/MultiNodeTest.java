@@ -89,7 +89,7 @@ class MultiNodeTest {
         }
     }
 
-    private Child startChild(String system, int port) throws IOException, InterruptedException {
+    private Child startChild(String system, int port, String... extraArgs) throws IOException, InterruptedException {
         final List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--add-opens");
@@ -106,6 +106,7 @@ class MultiNodeTest {
         cmd.add(NodeMain.class.getName());
         cmd.add(system);
         cmd.add(Integer.toString(port));
+        cmd.addAll(List.of(extraArgs));
         final Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         final Child c = new Child(p);
         children.add(c);
@@ -302,6 +303,67 @@ class MultiNodeTest {
         assertThat(betaLines).noneMatch(l -> l.startsWith("DEADLETTER " + DeadLetterReason.UNKNOWN_RECIPIENT.tag()));
         // death watch fired once at the loss and is not resurrected by the reconnect
         terminated.expectNoMessage(Duration.ofMillis(300));
+    }
+
+    /**
+     * A node that stops reading while messages are on their way to it (its JVM stopped: what a
+     * CPU-starved process or a paused container looks like from here) is declared lost by the
+     * failure detector while the connection to it is full. The connection stays open through the
+     * loss, so when the node resumes it receives every message written before and during the
+     * loss, and it is reachable again on that connection, without reconnecting. Closing the
+     * connection at the loss, as this transport once did, discarded the frames in Netty's
+     * outbound buffer (up to its 2 MiB high watermark) without a dead letter.
+     */
+    @Test
+    void aPeerDeclaredLostWhileNotReadingGetsEverythingWrittenToItsConnection() throws Exception {
+        // an idle timeout above the pause (either side would close a connection silent that long),
+        // and an outbound buffer that holds what the socket and Netty's buffer do not
+        final RemoteTransport alpha = kit.node("alpha", RemoteTestKit.settings()
+            .idleTimeout(Duration.ofSeconds(60)).outboundBufferSize(64 << 20).maxQueuedMessages(100_000)
+            .maxQueueTime(Duration.ofSeconds(60)));
+        final int port = freePort();
+        final Child beta = startChild("beta", port, "60000");
+        final String betaAddress = "troupe://beta@127.0.0.1:" + port + "/";
+        final ActorRef<Greeting> sink = alpha.actorRef(betaAddress + "user/sink", Greeting.class);
+        final ActorRef<Ping> echo = alpha.actorRef(betaAddress + "user/echo", Ping.class);
+        final TestProbe<Ping.Pong> pongs = TestProbe.create(alpha.system());
+        final TestProbe<Greeting> unused = TestProbe.create(alpha.system());
+        echo.tell(new Ping(1, pongs.ref()));
+        pongs.expectMessage(Duration.ofSeconds(10), new Ping.Pong(1));
+        final PeerMetrics peer = peer(alpha, "beta@");
+        final long uid = peer.peerUid();
+        final long lostBefore = peer.nodesLost();
+        final long reconnectsBefore = peer.reconnects();
+        final long deadLettersBefore = alpha.system().deadLetters().total();
+
+        // 16 MiB of 1 KiB greetings to a node that reads nothing: more than the sockets take
+        final String text = "x".repeat(1024);
+        final List<Integer> numbers = List.of(1);
+        final int messages = 16_384;
+        signal("-STOP", beta.process);
+        try {
+            for (int i = 0; i < messages; i++) {
+                sink.tell(new Greeting(text, numbers, unused.ref()));
+            }
+            RemoteTestKit.await("alpha declares the stopped beta lost", Duration.ofSeconds(30),
+                () -> peer.state() == AssociationState.UNREACHABLE && peer.nodesLost() > lostBefore);
+            // the drainer had the whole detection time to write: what is still queued could not be
+            // written, so the connection's buffers were full when the node was declared lost
+            assertThat(peer.outboundQueuedBytes()).as("bytes still queued at the loss").isPositive();
+        } finally {
+            signal("-CONT", beta.process);
+        }
+
+        RemoteTestKit.await("beta answers again", Duration.ofSeconds(30), () -> peer.state() == AssociationState.ACTIVE);
+        assertThat(peer.peerUid()).isEqualTo(uid);
+        beta.command("await-count " + messages);
+        assertThat(beta.expectLine("COUNT ", Duration.ofSeconds(40))).isEqualTo("COUNT " + messages);
+        assertThat(alpha.system().deadLetters().total()).as("dead letters on alpha").isEqualTo(deadLettersBefore);
+        assertThat(peer.reconnects()).as("reconnects: the connection stayed").isEqualTo(reconnectsBefore);
+        echo.tell(new Ping(2, pongs.ref()));
+        pongs.expectMessage(Duration.ofSeconds(10), new Ping.Pong(2));
+        beta.command("exit");
+        assertThat(beta.process.waitFor(10, TimeUnit.SECONDS)).isTrue();
     }
 
     private static PeerMetrics peer(RemoteTransport t, String prefix) {

@@ -18,8 +18,11 @@ import java.nio.charset.StandardCharsets;
  * answers every greeting to its replyTo) to a remote actor;
  * {@code await-watched} prints {@code WATCHED <n>} once other nodes hold a watch on one of its
  * actors (polling its own transport's metrics, so the test can wait on the line instead of
- * sleeping); {@code exit} shuts down gracefully. Every dead letter is printed as
- * {@code DEADLETTER <reason> <path>}.
+ * sleeping); {@code await-count <n>} prints {@code COUNT <n>} once the published {@code sink}
+ * actor (it counts the {@link Greeting}s it receives) has counted n, or what it counted after 30 s;
+ * {@code exit} shuts down gracefully. Every dead letter is printed as
+ * {@code DEADLETTER <reason> <path>}. An optional third argument sets the transport's idle
+ * timeout in milliseconds.
  */
 public final class NodeMain {
 
@@ -28,9 +31,17 @@ public final class NodeMain {
 
     public static void main(String[] args) throws Exception {
         final ActorSystem system = ActorSystem.create(args[0]);
-        final RemoteTransport transport = RemoteTransport.start(system,
-            RemoteTestKit.settings().bindPort(Integer.parseInt(args[1])).build());
+        final RemoteSettings.Builder settings = RemoteTestKit.settings().bindPort(Integer.parseInt(args[1]));
+        if (args.length > 2) {
+            settings.idleTimeout(java.time.Duration.ofMillis(Long.parseLong(args[2])));
+        }
+        final RemoteTransport transport = RemoteTransport.start(system, settings.build());
         transport.publish(system.spawn(RemoteTestKit.echo(), "echo"), Ping.class);
+        final java.util.concurrent.atomic.AtomicLong sunk = new java.util.concurrent.atomic.AtomicLong();
+        transport.publish(system.spawn(Behaviors.<Greeting>receiveMessage(g -> {
+            sunk.incrementAndGet();
+            return Behaviors.same();
+        }), "sink"), Greeting.class);
         final ActorRef<Greeting> greeter = system.spawn(Behaviors.<Greeting>receive((ctx, g) -> {
             g.replyTo().tell(new Greeting("re: " + g.text(), g.numbers(), ctx.self()));
             return Behaviors.same();
@@ -75,6 +86,14 @@ public final class NodeMain {
                     Thread.sleep(10); // polling a condition, bounded by the deadline
                 }
                 System.out.println((held > 0 ? "WATCHED " : "NOT-WATCHED ") + held);
+                System.out.flush();
+            } else if (line.startsWith("await-count ")) {
+                final long want = Long.parseLong(line.substring(12).trim());
+                final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+                while (sunk.get() < want && System.nanoTime() - deadline < 0) {
+                    Thread.sleep(10); // polling a condition, bounded by the deadline
+                }
+                System.out.println("COUNT " + sunk.get());
                 System.out.flush();
             } else if (line.equals("exit")) {
                 break;

@@ -131,6 +131,14 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
      * heartbeats; the address is dialled again to see which one is there before either is believed.
      */
     private long pendingUid;
+    /**
+     * The outbound connection that stayed open when the failure detector declared the node lost
+     * (see {@link #nodeLost}), or null. Heartbeat replies on it prove that the incarnation it
+     * was opened to answers again: no other process can answer on an established connection.
+     */
+    private Channel keptThroughLoss;
+    /** The canonical address the peer stated in the handshake of {@link #channel}. */
+    private ActorPath peerRoot;
     private final UnsafeBuffer advertiseScratch = new UnsafeBuffer(new byte[0]);
 
     // ---- counters
@@ -520,6 +528,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         final boolean afterOutage = wasUnreachable || resumedSinceOutbound;
         resumedSinceOutbound = false;
         channel = ch;
+        this.peerRoot = peerRoot;
         backoffAttempt = 0;
         trusted = true;
         state = AssociationState.ACTIVE;
@@ -557,6 +566,12 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     void onOutboundClosed(Channel ch) {
         if (channel == ch) {
             channel = null;
+            if (keptThroughLoss == ch) {
+                keptThroughLoss = null;
+                if (peerLost) {
+                    system.clear(); // the connection that could still deliver them to that incarnation is gone
+                }
+            }
             if (state == AssociationState.ACTIVE) {
                 state = AssociationState.CONNECTING;
             }
@@ -622,8 +637,32 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         }
     }
 
-    void onHeartbeatReply() {
+    /** A HEARTBEAT_REPLY on the outbound connection {@code ch} (loop). */
+    void onHeartbeatReply(Channel ch) {
+        if (ch == keptThroughLoss && ch == channel && peerLost) {
+            resumeOnKeptConnection("it answers heartbeats again on the connection kept through the loss");
+        }
         failureDetector.heartbeat(System.nanoTime());
+    }
+
+    /**
+     * The incarnation declared lost by the failure detector answers again on the connection kept
+     * open through the loss: it is reachable, refs bound to it work again, and what waited in
+     * the connection's buffers is delivered. Death watch fired at the loss and is not undone. The
+     * event is {@link AssociationEvent.Connected}, as after a reconnect with the same uid.
+     */
+    private void resumeOnKeptConnection(String how) {
+        LOG.log(System.Logger.Level.INFO, "remote node " + address + " (uid " + Long.toHexString(peerUid)
+            + ") is reachable again: " + how);
+        keptThroughLoss = null;
+        peerLost = false;
+        resumedSinceOutbound = false;
+        state = AssociationState.ACTIVE;
+        failureDetector.reset(); // the outage is not a heartbeat interval: start the history afresh
+        failureDetector.start(System.nanoTime());
+        lastTrafficNanos = System.nanoTime();
+        out.wakeDrainer();
+        core.fire(new AssociationEvent.Connected(root, peerRoot != null ? peerRoot : root, peerUid));
     }
 
     void onSystemAck(long seq) {
@@ -643,6 +682,10 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
             nodeLost("restarted with a new UID", AssociationEvent.LossReason.RESTARTED);
         }
         if (known != uid) {
+            if (keptThroughLoss != null) {
+                keptThroughLoss.close(); // it leads to the incarnation that is gone
+                keptThroughLoss = null;
+            }
             peerUid = uid;
             peerLost = false;
             failureDetector.reset();
@@ -655,6 +698,9 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
             if (known != 0) {
                 core.fire(new AssociationEvent.Restarted(root, known, uid));
             }
+        } else if (peerLost && keptThroughLoss != null && keptThroughLoss == channel) {
+            // it connected to us again while our connection to it stayed open through the loss
+            resumeOnKeptConnection("a connection from it completed its handshake with the same UID");
         } else if (peerLost) {
             LOG.log(System.Logger.Level.INFO, "remote node " + address + " (uid " + Long.toHexString(uid)
                 + ") is reachable again with the same UID");
@@ -692,7 +738,21 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
             state = AssociationState.UNREACHABLE;
         }
         core.fire(new AssociationEvent.Lost(root, peerUid, reason));
-        system.clear();
+        final Channel ch = channel;
+        // Artery's way with a verdict of the failure detector: a connection that is up stays up.
+        // Closing it would throw away what was written to it and not yet read by the node (the
+        // frames in Netty's outbound buffer, up to its 2 MiB high watermark, and, when replies
+        // wait unread in this socket, the node's receive queue too, as the close resets the
+        // connection): a node that was only slow (a starved process, a full mailbox that paused
+        // its reads) would lose them without a dead letter. The connection also tells the
+        // incarnation: heartbeat replies on it come from the process it was opened to. Its
+        // unacknowledged system messages stay with it, in sequence; they go when it closes.
+        final boolean keep = reason == AssociationEvent.LossReason.UNREACHABLE && ch != null && ch.isActive();
+        if (keep) {
+            keptThroughLoss = ch;
+        } else {
+            system.clear();
+        }
         if (!asks.isEmpty()) {
             final PeerUnreachableException cause = new PeerUnreachableException(address, why);
             for (PendingAsk ask : asks) {
@@ -711,8 +771,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
                 e.getKey().sendSystem(new Unwatch(e.getKey(), w));
             }
         }
-        final Channel ch = channel;
-        if (ch != null) {
+        if (ch != null && !keep) {
             ch.close(); // force a fresh handshake, which tells a restart from a partition
         }
         if (pendingUid != 0) {
@@ -769,6 +828,10 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         core.quarantine(address, uid);
         if (!peerLost) {
             nodeLost("quarantined", AssociationEvent.LossReason.QUARANTINED);
+        }
+        if (keptThroughLoss != null) {
+            keptThroughLoss.close(); // a quarantined incarnation does not come back on it either
+            keptThroughLoss = null;
         }
         for (InboundConnection c : inbound) {
             if (c.peerUid == uid) {
@@ -964,6 +1027,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         started = false;
         final Channel ch = channel;
         channel = null;
+        keptThroughLoss = null;
         if (ch != null) {
             ch.close(); // no CLOSE frame: this node is not going away, it only forgets an idle peer
         }

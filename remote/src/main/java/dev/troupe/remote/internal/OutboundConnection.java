@@ -39,7 +39,7 @@ final class OutboundConnection extends ConnectionHandler {
         switch (type) {
             case Protocol.HEARTBEAT_REPLY:
                 Frames.parseLong(frame, "HEARTBEAT_REPLY");
-                association.onHeartbeatReply();
+                association.onHeartbeatReply(ctx.channel());
                 return;
             case Protocol.SYSTEM_ACK:
                 association.onSystemAck(Frames.parseLong(frame, "SYSTEM_ACK")); // throws invalid-sequence

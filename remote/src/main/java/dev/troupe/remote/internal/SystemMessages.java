@@ -110,9 +110,12 @@ final class SystemMessages {
         writeAll(ch);
     }
 
-    /** Writes every unacknowledged message again, in order, if the resend interval passed. */
+    /**
+     * Writes every unacknowledged message again, in order, if the resend interval passed and the
+     * channel takes writes: while it does not, what was written before is still queued in front.
+     */
     void resendIfDue(Channel ch, long now) {
-        if (!unacked.isEmpty() && now - lastWriteNanos >= resendNanos) {
+        if (!unacked.isEmpty() && now - lastWriteNanos >= resendNanos && ch.isWritable()) {
             writeAll(ch);
             ch.flush();
         }
