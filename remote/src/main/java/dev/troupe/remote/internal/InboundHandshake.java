@@ -79,6 +79,7 @@ final class InboundHandshake extends HandshakeHandler {
         Frames.writeHelloReply(b, Protocol.VERSION, core.authMode(), core.uid(), Hmac.nonce(), core.systemName(),
             core.canonicalHost(), core.canonicalPort());
         replyBytes = transcript(b, start);
+        b.touch(ctx.channel()); // a leak report then names the connection (paranoid leak detection in tests)
         ctx.writeAndFlush(b, ctx.voidPromise());
         state = AWAIT_AUTH;
     }

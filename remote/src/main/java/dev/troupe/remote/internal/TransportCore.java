@@ -87,7 +87,8 @@ public final class TransportCore implements RemoteMetrics {
     private final boolean epoll;
     private final Class<? extends SocketChannel> clientChannel;
     private final Channel serverChannel;
-    private final ChannelGroup inboundChannels = new DefaultChannelGroup("troupe-inbound", GlobalEventExecutor.INSTANCE);
+    /** Stays closed: a connection accepted just before the shutdown and added after its close() is closed at once. */
+    private final ChannelGroup inboundChannels = new DefaultChannelGroup("troupe-inbound", GlobalEventExecutor.INSTANCE, true);
     private final ConcurrentHashMap<String, Association> associations = new ConcurrentHashMap<>();
     private final String canonicalHost;
     private final int canonicalPort;
