@@ -132,11 +132,12 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
      */
     private long pendingUid;
     /**
-     * The outbound connection that stayed open when the failure detector declared the node lost
-     * (see {@link #nodeLost}), or null. Heartbeat replies on it prove that the incarnation it
-     * was opened to answers again: no other process can answer on an established connection.
+     * {@link #channel} stayed open when the failure detector declared the node lost (see
+     * {@link #nodeLost}); implies {@link #peerLost}. Heartbeat replies on it prove that the
+     * incarnation it was opened to answers again: no other process can answer on an established
+     * connection. Cleared when that connection closes or the node answers.
      */
-    private Channel keptThroughLoss;
+    private boolean keptThroughLoss;
     /** The canonical address the peer stated in the handshake of {@link #channel}. */
     private ActorPath peerRoot;
     private final UnsafeBuffer advertiseScratch = new UnsafeBuffer(new byte[0]);
@@ -566,11 +567,9 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     void onOutboundClosed(Channel ch) {
         if (channel == ch) {
             channel = null;
-            if (keptThroughLoss == ch) {
-                keptThroughLoss = null;
-                if (peerLost) {
-                    system.clear(); // the connection that could still deliver them to that incarnation is gone
-                }
+            if (keptThroughLoss) {
+                keptThroughLoss = false;
+                system.clear(); // the connection that could still deliver them to the lost incarnation is gone
             }
             if (state == AssociationState.ACTIVE) {
                 state = AssociationState.CONNECTING;
@@ -639,7 +638,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
 
     /** A HEARTBEAT_REPLY on the outbound connection {@code ch} (loop). */
     void onHeartbeatReply(Channel ch) {
-        if (ch == keptThroughLoss && ch == channel && peerLost) {
+        if (keptThroughLoss && ch == channel) {
             resumeOnKeptConnection("it answers heartbeats again on the connection kept through the loss");
         }
         failureDetector.heartbeat(System.nanoTime());
@@ -654,15 +653,14 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
     private void resumeOnKeptConnection(String how) {
         LOG.log(System.Logger.Level.INFO, "remote node " + address + " (uid " + Long.toHexString(peerUid)
             + ") is reachable again: " + how);
-        keptThroughLoss = null;
+        keptThroughLoss = false;
         peerLost = false;
-        resumedSinceOutbound = false;
         state = AssociationState.ACTIVE;
         failureDetector.reset(); // the outage is not a heartbeat interval: start the history afresh
         failureDetector.start(System.nanoTime());
         lastTrafficNanos = System.nanoTime();
         out.wakeDrainer();
-        core.fire(new AssociationEvent.Connected(root, peerRoot != null ? peerRoot : root, peerUid));
+        core.fire(new AssociationEvent.Connected(root, peerRoot, peerUid));
     }
 
     void onSystemAck(long seq) {
@@ -682,9 +680,12 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
             nodeLost("restarted with a new UID", AssociationEvent.LossReason.RESTARTED);
         }
         if (known != uid) {
-            if (keptThroughLoss != null) {
-                keptThroughLoss.close(); // it leads to the incarnation that is gone
-                keptThroughLoss = null;
+            if (keptThroughLoss) {
+                // kept through the loss of the incarnation that is gone: so were the system
+                // messages queued for it, which must not reach this one
+                keptThroughLoss = false;
+                system.clear();
+                channel.close();
             }
             peerUid = uid;
             peerLost = false;
@@ -698,7 +699,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
             if (known != 0) {
                 core.fire(new AssociationEvent.Restarted(root, known, uid));
             }
-        } else if (peerLost && keptThroughLoss != null && keptThroughLoss == channel) {
+        } else if (keptThroughLoss) {
             // it connected to us again while our connection to it stayed open through the loss
             resumeOnKeptConnection("a connection from it completed its handshake with the same UID");
         } else if (peerLost) {
@@ -748,9 +749,8 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         // incarnation: heartbeat replies on it come from the process it was opened to. Its
         // unacknowledged system messages stay with it, in sequence; they go when it closes.
         final boolean keep = reason == AssociationEvent.LossReason.UNREACHABLE && ch != null && ch.isActive();
-        if (keep) {
-            keptThroughLoss = ch;
-        } else {
+        keptThroughLoss = keep;
+        if (!keep) {
             system.clear();
         }
         if (!asks.isEmpty()) {
@@ -828,10 +828,6 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         core.quarantine(address, uid);
         if (!peerLost) {
             nodeLost("quarantined", AssociationEvent.LossReason.QUARANTINED);
-        }
-        if (keptThroughLoss != null) {
-            keptThroughLoss.close(); // a quarantined incarnation does not come back on it either
-            keptThroughLoss = null;
         }
         for (InboundConnection c : inbound) {
             if (c.peerUid == uid) {
@@ -1027,7 +1023,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         started = false;
         final Channel ch = channel;
         channel = null;
-        keptThroughLoss = null;
+        keptThroughLoss = false;
         if (ch != null) {
             ch.close(); // no CLOSE frame: this node is not going away, it only forgets an idle peer
         }
@@ -1069,6 +1065,7 @@ public final class Association implements PeerMetrics, ControlledMessageHandler 
         }
         final Channel ch = channel;
         channel = null;
+        keptThroughLoss = false;
         if (batch != null) {
             batch.release();
             batch = null;
