@@ -48,8 +48,6 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ShardedMessaging {
 
     private static final Duration ASK_TIMEOUT = Duration.ofSeconds(30);
-    /** The first failed ask of the run, for the error that reports the failures. */
-    private static final java.util.concurrent.atomic.AtomicReference<Throwable> FIRST_FAILURE = new java.util.concurrent.atomic.AtomicReference<>();
 
     private ShardedMessaging() {
     }
@@ -159,18 +157,50 @@ public final class ShardedMessaging {
         }
     }
 
+    /** The asks of one run that failed: how many, and the first, for the error that reports them. */
+    private static final class AskFailures {
+        private final AtomicLong count = new AtomicLong();
+        private final java.util.concurrent.atomic.AtomicReference<Throwable> first = new java.util.concurrent.atomic.AtomicReference<>();
+
+        void add(Throwable failure) {
+            count.incrementAndGet();
+            first.compareAndSet(null, failure);
+        }
+    }
+
+    /**
+     * Runs the ask rounds of {@code clients}, one client per sender.
+     *
+     * @throws IllegalStateException if any ask failed (a lost message), naming the first failure
+     */
+    private static double askRounds(List<AskClient> clients, AskFailures failures, int messages, int window) throws Exception {
+        final int senders = clients.size();
+        final double rate = rounds(messages, total -> {
+            final CountDownLatch done = new CountDownLatch(senders);
+            for (AskClient c : clients) {
+                c.start(total / senders, window, done);
+            }
+            await(done, "ask round");
+        });
+        if (failures.count.get() > 0) {
+            final Throwable first = failures.first.get();
+            throw new IllegalStateException(failures.count.get() + " asks failed, the first with " + first, first);
+        }
+        return rate;
+    }
+
     /** Pipelined asks from one client: a new ask whenever one completes, {@code window} in flight. */
     private abstract static class AskClient {
         private final AtomicInteger issued = new AtomicInteger();
         private final AtomicInteger completed = new AtomicInteger();
-        final AtomicLong failures;
+        private final AskFailures failures;
         private int quota;
         private CountDownLatch done;
         private final int stride;
         private final AtomicInteger next;
         private final int entities;
 
-        AskClient(int offset, int entities, AtomicLong failures) {
+        AskClient(int offset, int entities, AskFailures failures) {
             this.next = new AtomicInteger(offset);
             this.entities = entities;
             this.stride = 7;
@@ -196,8 +226,7 @@ public final class ShardedMessaging {
 
         final void completed(Throwable failure) {
             if (failure != null) {
-                failures.incrementAndGet();
-                FIRST_FAILURE.compareAndSet(null, failure);
+                failures.add(failure);
             }
             if (completed.incrementAndGet() == quota) {
                 done.countDown();
@@ -335,7 +364,7 @@ public final class ShardedMessaging {
                     await(done, "tell round");
                 });
             }
-            final AtomicLong failures = new AtomicLong();
+            final AskFailures failures = new AskFailures();
             final List<AskClient> clients = new ArrayList<>();
             for (int i = 0; i < senders; i++) {
                 final dev.troupe.cluster.sharding.EntityRef<Cmd>[] mine = refs[i];
@@ -346,18 +375,7 @@ public final class ShardedMessaging {
                     }
                 });
             }
-            final double rate = rounds(messages, total -> {
-                final CountDownLatch done = new CountDownLatch(senders);
-                for (AskClient c : clients) {
-                    c.start(total / senders, window, done);
-                }
-                await(done, "ask round");
-            });
-            if (failures.get() > 0) {
-                final Throwable first = FIRST_FAILURE.getAndSet(null);
-                throw new IllegalStateException(failures.get() + " asks failed, the first with " + first, first);
-            }
-            return rate;
+            return askRounds(clients, failures, messages, window);
         }
     }
 
@@ -462,75 +480,62 @@ public final class ShardedMessaging {
         @SuppressWarnings("unchecked")
         private static double run(String mode, List<PekkoNode> nodes, int entities, int senders, int window, int messages) throws Exception {
             final int n = nodes.size();
-            {
-                final org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef<Cmd>[][] refs =
-                    new org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef[senders][entities];
-                for (int i = 0; i < senders; i++) {
-                    final org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding sharding =
-                        org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.get(nodes.get(i % n).system);
-                    for (int e = 0; e < entities; e++) {
-                        refs[i][e] = sharding.entityRefFor(KEY, "entity-" + e);
-                    }
+            final org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef<Cmd>[][] refs =
+                new org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef[senders][entities];
+            for (int i = 0; i < senders; i++) {
+                final org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding sharding =
+                    org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.get(nodes.get(i % n).system);
+                for (int e = 0; e < entities; e++) {
+                    refs[i][e] = sharding.entityRefFor(KEY, "entity-" + e);
                 }
-                if (mode.equals("start")) {
-                    final int[] round = {0};
-                    return rounds(messages, total -> {
-                        final int r = round[0]++;
-                        final int slice = startSlice(total, senders);
-                        final CountDownLatch done = new CountDownLatch(senders);
-                        for (int i = 0; i < senders; i++) {
-                            final PekkoNode node = nodes.get(i % n);
-                            final org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding sharding =
-                                org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.get(node.system);
-                            final org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef<Cmd>[] fresh =
-                                new org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef[slice];
-                            for (int e = 0; e < slice; e++) {
-                                fresh[e] = sharding.entityRefFor(KEY, "fresh-" + r + "-" + i + "-" + e);
-                            }
-                            node.system.systemActorOf(sender(fresh, window, 0), "starter-" + r + "-" + i,
-                                org.apache.pekko.actor.typed.Props.empty()).tell(new Go(slice, done));
-                        }
-                        await(done, "start round");
-                    });
-                }
-                if (mode.equals("tell")) {
-                    final List<org.apache.pekko.actor.typed.ActorRef<Object>> actors = new ArrayList<>();
-                    for (int i = 0; i < senders; i++) {
-                        actors.add(nodes.get(i % n).system.systemActorOf(sender(refs[i], window, (i * entities) / senders), "sender-" + i,
-                            org.apache.pekko.actor.typed.Props.empty()));
-                    }
-                    return rounds(messages, total -> {
-                        final CountDownLatch done = new CountDownLatch(senders);
-                        for (org.apache.pekko.actor.typed.ActorRef<Object> a : actors) {
-                            a.tell(new Go(total / senders, done));
-                        }
-                        await(done, "tell round");
-                    });
-                }
-                final AtomicLong failures = new AtomicLong();
-                final List<AskClient> clients = new ArrayList<>();
-                for (int i = 0; i < senders; i++) {
-                    final org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef<Cmd>[] mine = refs[i];
-                    clients.add(new AskClient((i * entities) / senders, entities, failures) {
-                        @Override
-                        void ask(int entity) {
-                            mine[entity].<Long>ask(Get::new, ASK_TIMEOUT).whenComplete((v, t) -> completed(t));
-                        }
-                    });
-                }
-                final double rate = rounds(messages, total -> {
-                    final CountDownLatch done = new CountDownLatch(senders);
-                    for (AskClient c : clients) {
-                        c.start(total / senders, window, done);
-                    }
-                    await(done, "ask round");
-                });
-                if (failures.get() > 0) {
-                    final Throwable first = FIRST_FAILURE.getAndSet(null);
-                    throw new IllegalStateException(failures.get() + " asks failed, the first with " + first, first);
-                }
-                return rate;
             }
+            if (mode.equals("start")) {
+                final int[] round = {0};
+                return rounds(messages, total -> {
+                    final int r = round[0]++;
+                    final int slice = startSlice(total, senders);
+                    final CountDownLatch done = new CountDownLatch(senders);
+                    for (int i = 0; i < senders; i++) {
+                        final PekkoNode node = nodes.get(i % n);
+                        final org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding sharding =
+                            org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding.get(node.system);
+                        final org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef<Cmd>[] fresh =
+                            new org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef[slice];
+                        for (int e = 0; e < slice; e++) {
+                            fresh[e] = sharding.entityRefFor(KEY, "fresh-" + r + "-" + i + "-" + e);
+                        }
+                        node.system.systemActorOf(sender(fresh, window, 0), "starter-" + r + "-" + i,
+                            org.apache.pekko.actor.typed.Props.empty()).tell(new Go(slice, done));
+                    }
+                    await(done, "start round");
+                });
+            }
+            if (mode.equals("tell")) {
+                final List<org.apache.pekko.actor.typed.ActorRef<Object>> actors = new ArrayList<>();
+                for (int i = 0; i < senders; i++) {
+                    actors.add(nodes.get(i % n).system.systemActorOf(sender(refs[i], window, (i * entities) / senders), "sender-" + i,
+                        org.apache.pekko.actor.typed.Props.empty()));
+                }
+                return rounds(messages, total -> {
+                    final CountDownLatch done = new CountDownLatch(senders);
+                    for (org.apache.pekko.actor.typed.ActorRef<Object> a : actors) {
+                        a.tell(new Go(total / senders, done));
+                    }
+                    await(done, "tell round");
+                });
+            }
+            final AskFailures failures = new AskFailures();
+            final List<AskClient> clients = new ArrayList<>();
+            for (int i = 0; i < senders; i++) {
+                final org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef<Cmd>[] mine = refs[i];
+                clients.add(new AskClient((i * entities) / senders, entities, failures) {
+                    @Override
+                    void ask(int entity) {
+                        mine[entity].<Long>ask(Get::new, ASK_TIMEOUT).whenComplete((v, t) -> completed(t));
+                    }
+                });
+            }
+            return askRounds(clients, failures, messages, window);
         }
     }
 }

@@ -51,9 +51,9 @@ final class RemoteNodes {
     /**
      * For tests that are not about failure detection, across JVMs on a machine that may be busy
      * with other work: a JVM starved of CPU (a collection, a CPU hog beside the build) misses
-     * heartbeats for seconds. With the short timers that costs a "lost" peer, its connection
-     * closed and what was in flight on it (the test's reports among it); these wait ten seconds
-     * (a killed peer is still seen at once: its connections close).
+     * heartbeats for seconds. With the short timers that costs a "lost" peer: unreachable in the
+     * cluster, its shards unavailable, tells to refs bound to it dead letters until it answers again;
+     * these wait ten seconds (a killed peer is still seen at once: its connections close).
      */
     static RemoteSettings.Builder patient(RemoteSettings.Builder settings) {
         return settings.acceptableHeartbeatPause(Duration.ofSeconds(10)).idleTimeout(Duration.ofSeconds(20)).maxQueueTime(Duration.ofSeconds(10));

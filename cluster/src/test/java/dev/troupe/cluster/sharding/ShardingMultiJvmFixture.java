@@ -67,7 +67,7 @@ abstract class ShardingMultiJvmFixture {
         dns.setHosts(Map.of(NAME, hosts));
         checkerSystem = ActorSystem.create("checker", ActorSystemSettings.builder().daemonThreads(true).build());
         // Patient failure detection here and on the nodes (RemoteNodes.patient): a JVM starved of
-        // CPU for a second must not cost a "lost" peer and what was in flight to it; a killed
+        // CPU for a second must not cost a "lost" peer (dead letters for refs bound to it); a killed
         // node is still seen at once (its connections close).
         checkerRemote = RemoteTransport.start(checkerSystem, RemoteNodes.patient(RemoteNodes.remoteSettings("127.0.0.1",
             ChildJvm.freePort("127.0.0.1"), Tally.register(SerializerRegistry.builder()).build())).build());
