@@ -238,7 +238,12 @@ public final class RemoteClusterTransport implements ClusterTransport {
             }
             final UniqueAddress peer = new UniqueAddress(address, lost.uid());
             switch (lost.reason()) {
-                case SHUTDOWN -> l.lost(peer);
+                case SHUTDOWN -> {
+                    // it said it is going: a refused connection at its address afterwards is
+                    // that, not a crash to report as unreachable
+                    connected.remove(address, lost.uid());
+                    l.lost(peer);
+                }
                 case RESTARTED -> {
                     // Restarted follows with both incarnations
                 }

@@ -69,6 +69,74 @@ class RemoteClusterTransportTest {
         return new HostPort(t.address().host(), t.address().port());
     }
 
+    /** Records a transport's events as text, in order. */
+    private static ClusterTransport.Listener recording(List<String> events) {
+        return new ClusterTransport.Listener() {
+            @Override
+            public void handshakeCompleted(UniqueAddress peer, Address dialed) {
+                events.add("handshake " + peer.uid());
+            }
+
+            @Override
+            public void connectFailed(Address candidate) {
+                events.add("connect-failed");
+            }
+
+            @Override
+            public void reachable(UniqueAddress peer) {
+                events.add("reachable " + peer.uid());
+            }
+
+            @Override
+            public void unreachable(UniqueAddress peer) {
+                events.add("unreachable " + peer.uid());
+            }
+
+            @Override
+            public void lost(UniqueAddress peer) {
+                events.add("lost " + peer.uid());
+            }
+
+            @Override
+            public void restarted(UniqueAddress previous, UniqueAddress current) {
+                events.add("restarted " + previous.uid());
+            }
+
+            @Override
+            public void received(UniqueAddress from, ClusterMessage message) {
+            }
+        };
+    }
+
+    /**
+     * A refused connection at a member's address means its process is gone (a crash) and is
+     * reported unreachable at once; not after the member said it is shutting down: that node is
+     * lost, and a refused connection afterwards is only its listener closed.
+     */
+    @Test
+    void aPeerThatShutDownIsLostAndItsRefusedAddressDoesNotMakeItUnreachable() {
+        // a's reconnect after b closed its connection comes 1.6 s or more later: long after b's
+        // CLOSE, which b sends right after closing its inbound connections
+        final RemoteTransport a = transport(settings().reconnectBackoff(Duration.ofSeconds(2), Duration.ofSeconds(2)));
+        final RemoteTransport b = transport(settings());
+        final RemoteClusterTransport ta = RemoteClusterTransport.create(a);
+        final RemoteClusterTransport tb = RemoteClusterTransport.create(b);
+        final List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ta.start(recording(events));
+        tb.start(recording(new java.util.concurrent.CopyOnWriteArrayList<>()));
+        final Address bAddress = Address.of(b.address());
+        ta.connect(bAddress);
+        tb.connect(Address.of(a.address())); // b's own association to a carries its CLOSE
+        final long bUid = b.system().uid();
+        Await.until("a's handshake with b", WAIT, () -> events.contains("handshake " + bUid));
+
+        b.shutdown(Duration.ofMillis(100));
+        Await.until("a sees b lost", WAIT, () -> events.contains("lost " + bUid));
+        // a dials b's address again, and is refused: nothing listens there any more
+        Await.until("the reconnect refused", WAIT, () -> events.contains("connect-failed"));
+        assertThat(events).doesNotContain("unreachable " + bUid);
+    }
+
     @Test
     void aTransportWithoutTheClusterSerializerIsRefusedNamingTheFix() {
         final RemoteTransport plain = transport(settings().serializers(SerializerRegistry.defaults()));
