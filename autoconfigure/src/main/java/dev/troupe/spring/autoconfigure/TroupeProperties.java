@@ -70,6 +70,8 @@ public class TroupeProperties implements Validator {
 
     private final Metrics metrics = new Metrics();
 
+    private final Logging logging = new Logging();
+
     private final Observations observations = new Observations();
 
     private final Health health = new Health();
@@ -134,6 +136,10 @@ public class TroupeProperties implements Validator {
         return shutdown;
     }
 
+    public Logging getLogging() {
+        return logging;
+    }
+
     public Metrics getMetrics() {
         return metrics;
     }
@@ -168,7 +174,8 @@ public class TroupeProperties implements Validator {
             .timerWheel(timer.tick, timer.ticksPerWheel)
             .deadLetters(deadLetters.sampleSize, deadLetters.logLimit, deadLetters.logInterval)
             .daemonThreads(daemonThreads)
-            .allocationAttribution(metrics.allocationAttribution);
+            .allocationAttribution(metrics.allocationAttribution)
+            .mdcEveryTurn(logging.mdcEveryTurn);
         for (Map.Entry<String, Dispatcher> e : dispatchers.entrySet()) {
             builder.dispatcher(e.getValue().toSettings(e.getKey()));
         }
@@ -451,6 +458,27 @@ public class TroupeProperties implements Validator {
         }
     }
 
+    /** The actors' logging context. */
+    public static class Logging {
+
+        /**
+         * Whether every turn of an actor puts troupePath and troupeSystem in the MDC, so that
+         * loggers the actor reaches without logging itself (a service it calls) see them too.
+         * Costs two MDC writes per turn. By default an actor's own logger (ctx.log()) puts them
+         * at its first enabled call of a turn, for the rest of that turn, and an actor that does
+         * not log pays nothing.
+         */
+        private boolean mdcEveryTurn = false;
+
+        public boolean isMdcEveryTurn() {
+            return mdcEveryTurn;
+        }
+
+        public void setMdcEveryTurn(boolean mdcEveryTurn) {
+            this.mdcEveryTurn = mdcEveryTurn;
+        }
+    }
+
     /** Micrometer observations and tracing of messages and asks. */
     public static class Observations {
 
@@ -498,7 +526,7 @@ public class TroupeProperties implements Validator {
         private boolean histogram = true;
 
         /**
-         * Whether the sampled turns (about one in 16 per actor) read their thread's allocated
+         * Whether the sampled turns (one in 256 per actor) read their thread's allocated
          * bytes and attribute them to the behavior and message type: the
          * troupe.allocation.bytes and troupe.allocation.messages meters and the
          * /actuator/troupe/allocation endpoint. Costs two thread-counter reads per sampled turn

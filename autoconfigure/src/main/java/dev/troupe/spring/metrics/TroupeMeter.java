@@ -47,7 +47,7 @@ public enum TroupeMeter {
     ALLOCATION_PER_MESSAGE("troupe.allocation.per.message", Type.GAUGE, "bytes", "system, dispatcher",
         "Bytes allocated by the dispatcher's threads per message processed, between two reads"),
     ALLOCATION_BYTES("troupe.allocation.bytes", Type.COUNTER, "bytes", "system, behavior, message",
-        "Bytes allocated in sampled turns (about one in 16) by behavior and message type (class simple names, at most 256 pairs, the rest 'other'); behavior=remote-io is the transport's I/O threads, every byte"),
+        "Bytes allocated in sampled turns (one in 256 per actor) by behavior and message type (class simple names, at most 256 pairs, the rest 'other'); behavior=remote-io is the transport's I/O threads, every byte"),
     ALLOCATION_MESSAGES("troupe.allocation.messages", Type.COUNTER, null, "system, behavior, message",
         "Messages processed in the sampled turns of troupe.allocation.bytes: rate(bytes) / rate(messages) is bytes per message; for remote-io, messages sent and received"),
     MAILBOX_SIZE("troupe.mailbox.size", Type.GAUGE, null, "system, dispatcher, actor",

@@ -57,6 +57,13 @@ class TroupeAutoConfigurationTests {
     }
 
     @Test
+    void runWithMdcEveryTurnShouldAskTheRuntimeForTheMdcOnEveryTurn() {
+        runner.run(context -> assertThat(context.getBean(ActorSystem.class).settings().mdcEveryTurn()).isFalse());
+        runner.withPropertyValues("troupe.logging.mdc-every-turn=true")
+            .run(context -> assertThat(context.getBean(ActorSystem.class).settings().mdcEveryTurn()).isTrue());
+    }
+
+    @Test
     void runWhenDisabledShouldNotCreateActorSystem() {
         runner.withPropertyValues("troupe.enabled=false")
             .run(context -> assertThat(context).doesNotHaveBean(ActorSystem.class).doesNotHaveBean(ActorSystemLifecycle.class));
