@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>Deterministic: the dispatchers here process one message per turn ({@code throughput 1}), so
  * a backlog of N messages is N schedules of the actor, and attribution takes exactly every 256th
- * schedule of it (every sixteenth of the timed ones): N / 256 sampled turns, whatever the machine's speed. The tests wait for those rows
+ * schedule of it (every fourth of the timed ones): N / 256 sampled turns, whatever the machine's speed. The tests wait for those rows
  * (a condition), never for time.
  */
 class AllocationAttributionTest {

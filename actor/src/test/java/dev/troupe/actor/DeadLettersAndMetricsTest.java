@@ -79,7 +79,7 @@ class DeadLettersAndMetricsTest {
             assertThat(d.messagesProcessed()).isGreaterThanOrEqualTo(n + 1);
             assertThat(d.runs()).isPositive();
             assertThat(d.busyNanos()).isPositive().isLessThanOrEqualTo(d.elapsedNanos());
-            // Sampling is counted per actor, one schedule in sixteen: 10,000 messages at a quantum of
+            // Sampling is counted per actor, one schedule in 64: 10,000 messages at a quantum of
             // 64 are at least 157 schedules of the tracked actor, so a sample is certain.
             assertThat(d.mailboxWaitSamples()).isPositive();
             // The behavior allocated nothing, but each message was a 64-byte array allocated by this

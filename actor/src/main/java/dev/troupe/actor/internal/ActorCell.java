@@ -83,9 +83,9 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
     private static final DeadLetterReason[] REASONS = DeadLetterReason.values();
 
     /** One turn in this many is timed for the metrics: two clock reads per sampled turn. */
-    private static final int SAMPLE_MASK = 15;
+    private static final int SAMPLE_MASK = 63;
     /** One timed turn in this many also attributes its allocation (see {@link #allocationSample}). */
-    static final int ALLOCATION_SAMPLE_EVERY = 16;
+    static final int ALLOCATION_SAMPLE_EVERY = 4;
     /** The schedule-count bits above {@link #SAMPLE_MASK}'s that pick the allocation samples among the timed turns. */
     private static final int ALLOCATION_SAMPLE_MASK = (SAMPLE_MASK + 1) * ALLOCATION_SAMPLE_EVERY - 1;
 

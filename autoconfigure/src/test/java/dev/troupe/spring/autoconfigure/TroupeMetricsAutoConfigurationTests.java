@@ -52,17 +52,17 @@ class TroupeMetricsAutoConfigurationTests {
             @SuppressWarnings("unchecked")
             final ActorRef<Counter.Command> counter = context.getBean("counterRef", ActorRef.class);
             final FunctionCounter counterProcessed = registry.get("troupe.actor.messages.processed").tags("actor", "counter").functionCounter();
-            for (int i = 0; i < 468; i++) {
+            for (int i = 0; i < 372; i++) {
                 counter.tell(new Counter.Increment());
             }
-            awaitAssert(Duration.ofSeconds(10), () -> assertThat(counterProcessed.count()).isEqualTo(468));
-            // Timings are sampled one turn in 16 of each actor. One message at a time, each sent only
-            // once the previous one is counted (after its turn's sample is recorded), makes 32 turns
+            awaitAssert(Duration.ofSeconds(10), () -> assertThat(counterProcessed.count()).isEqualTo(372));
+            // Timings are sampled one turn in 64 of each actor. One message at a time, each sent only
+            // once the previous one is counted (after its turn's sample is recorded), makes 128 turns
             // of one message each: no message is taken by a turn already running, so no sampled turn
             // is empty, and at least two carry a sample.
-            for (int i = 1; i <= 32; i++) {
+            for (int i = 1; i <= 128; i++) {
                 counter.tell(new Counter.Increment());
-                final int expected = 468 + i;
+                final int expected = 372 + i;
                 awaitAssert(Duration.ofSeconds(10), () -> assertThat(counterProcessed.count()).isEqualTo(expected));
             }
             for (int i = 0; i < 64; i++) {
