@@ -350,7 +350,7 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
             processSystemMessages();
         }
         if (state == RUNNING) {
-            n = processMailbox(alloc);
+            n = processMailbox(alloc, thread);
         }
         if (state >= TERMINATED) {
             drainTerminated();
@@ -447,8 +447,11 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
         a.create();
     }
 
-    /** @param alloc the table of a turn sampled for allocation, else null: then the loop only tests it */
-    private int processMailbox(AllocationTable alloc) {
+    /**
+     * @param alloc the table of a turn sampled for allocation, else null: then the loop only tests it
+     * @param thread the dispatcher thread, or null for a turn elsewhere
+     */
+    private int processMailbox(AllocationTable alloc, DispatcherThread thread) {
         final ActorLifecycle<T> a = actor();
         final int throughput = dispatcher.throughput;
         noteBacklog();
@@ -461,6 +464,12 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
             if (m == null) {
                 if (trimCheckWanted()) {
                     scheduleMailboxTrim();
+                }
+                if (thread != null && wantsIdleListing()) {
+                    // The queue ran dry with the first ring still there: the thread gives it back if
+                    // the actor stays idle (IdleRings). Once listed, a busy actor costs one flag test.
+                    idleListed();
+                    thread.idleRings.add(this);
                 }
                 break;
             }
@@ -532,6 +541,41 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
                 runtime.metrics.tracked.remove(view);
             }
         }
+    }
+
+    // =====================================================================================
+    // Giving an idle actor's first ring back (IdleRings, on a dispatcher thread with nothing to run)
+    // =====================================================================================
+
+    /** @return the schedule count while the actor is idle, or -1 while it is scheduled or running; any thread */
+    int idleScheduleCount() {
+        final int s = status;
+        return (s & SCHEDULED) != 0 ? -1 : s >>> 1;
+    }
+
+    /**
+     * Takes the scheduling status from idle at schedule count {@code count} without counting a
+     * schedule, so that this thread is the mailbox's only consumer, gives the first ring back if the
+     * queue is empty, and lets go of the status the way a turn does (scheduling the actor if a
+     * message or system message arrived meanwhile).
+     *
+     * @param count the schedule count the actor had when it was seen idle
+     * @return false if the actor was scheduled since (then nothing was done)
+     */
+    boolean giveBackIdleRing(int count) {
+        final int idle = count << 1;
+        if (!STATUS.compareAndSet(this, idle, idle | SCHEDULED)) {
+            return false;
+        }
+        final boolean given = giveBackIdleRing();
+        STATUS.setVolatile(this, idle);
+        // As in release(): the volatile write and the queue reads are ordered with a producer's
+        // offer-then-CAS, so either its CAS succeeds or we see its message here.
+        if (hasRunnableWork() && STATUS.compareAndSet(this, idle, idle + SCHEDULE)) {
+            scheduledAt = 0;
+            dispatcher.executeFair(this);
+        }
+        return given;
     }
 
     // =====================================================================================

@@ -74,6 +74,8 @@ public final class DispatcherThread extends Thread {
     /** Tasks to run when the current turn ends (see {@link #runAtEndOfTurn}); this thread only. */
     private final Runnable[] endOfTurn = new Runnable[END_OF_TURN_TASKS];
     private int endOfTurnCount;
+    /** The actors this thread ran whose first ring may go once they stay idle; this thread only. */
+    final IdleRings idleRings = new IdleRings();
     /** This thread's sampled allocation by behavior and message type, made by the first sampled turn; this thread only. */
     private AllocationTable allocation;
     /** Whether an every-turn MDC left its entries on this thread; they are removed once it is still idle after a park ({@link ActorMdc}). This thread only. */
@@ -183,6 +185,14 @@ public final class DispatcherThread extends Thread {
                         }
                         parkedAt = now;
                     }
+                    if (idleRings.size() != 0) {
+                        // Out of work: give back the first rings of actors that stayed idle a whole
+                        // pass; stops as soon as work is queued. A clock read only with actors listed.
+                        idleRings.step(System.nanoTime(), this);
+                        if (hasWorkWaiting()) {
+                            continue;
+                        }
+                    }
                     if (spinner) {
                         // Released before parking: park() re-checks the queue after announcing
                         // itself, so a producer that saw us spinning and skipped the wake-up left
@@ -279,6 +289,11 @@ public final class DispatcherThread extends Thread {
                 System.getLogger(DispatcherThread.class.getName()).log(System.Logger.Level.WARNING, "an end-of-turn task failed", e);
             }
         }
+    }
+
+    /** @return whether a cell waits for this thread (its run-next slot or the shared queue); this thread only */
+    boolean hasWorkWaiting() {
+        return runNext != null || dispatcher.hasWork();
     }
 
     /**
