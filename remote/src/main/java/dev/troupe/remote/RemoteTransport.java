@@ -186,7 +186,7 @@ public final class RemoteTransport implements AutoCloseable {
 
     /** @return metric sources, read at scrape time */
     public RemoteMetrics metrics() {
-        return core;
+        return core.metrics();
     }
 
     /** @return the settings this transport runs with */
