@@ -74,7 +74,7 @@ final class DurableStateRunner<C, S> {
             return onLoaded(((Loaded) msg).stored, ((Loaded) msg).failure);
         }
         if (msg == START) {
-            stashCapacity = behavior.stashCapacity();
+            capacity();
             recoveryStart = System.nanoTime();
             metrics.recordRecovering(1);
             state = behavior.emptyState();
@@ -89,7 +89,7 @@ final class DurableStateRunner<C, S> {
             ActorSystemSpi.of(ctx.system()).publishDeadLetter(msg, ctx.self().path(), DeadLetterReason.STOPPED);
             return Behaviors.same();
         }
-        if (stashed() >= stashCapacity) {
+        if (stashed() >= capacity()) {
             refuseOverflow(msg);
         } else {
             if (stash == null) {
@@ -173,7 +173,7 @@ final class DurableStateRunner<C, S> {
                 sideEffects(effect);
                 return Behaviors.stopped();
             case EffectImpl.STASH:
-                if (stashed() >= stashCapacity) {
+                if (stashed() >= capacity()) {
                     refuseOverflow(msg);
                 } else {
                     if (userStash == null) {
@@ -255,6 +255,13 @@ final class DurableStateRunner<C, S> {
             }
         }
         return Behaviors.same();
+    }
+
+    private int capacity() {
+        if (stashCapacity == 0) {
+            stashCapacity = behavior.stashCapacity();
+        }
+        return stashCapacity;
     }
 
     private int stashed() {
