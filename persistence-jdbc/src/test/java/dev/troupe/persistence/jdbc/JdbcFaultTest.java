@@ -262,8 +262,8 @@ class JdbcFaultTest {
         final ActorTestKit kit = ActorTestKit.create(nodeA);
         final TestProbe<Object> probe = kit.createTestProbe();
         ActorTestKit.awaitAssert(Duration.ofSeconds(20), () ->
-            assertThat(a.metrics().failures(PersistenceFailure.CONFLICT) + b.metrics().failures(PersistenceFailure.CONFLICT)).isEqualTo(1));
-        assertThat(Persistence.get(nodeA).metrics().conflicts() + Persistence.get(nodeB).metrics().conflicts()).isEqualTo(1);
+            assertThat(Persistence.get(nodeA).metrics().conflicts() + Persistence.get(nodeB).metrics().conflicts()).isEqualTo(1));
+        assertThat(a.metrics().failures(PersistenceFailure.CONFLICT) + b.metrics().failures(PersistenceFailure.CONFLICT)).isEqualTo(1);
         assertThat(notes).anyMatch(n -> n.contains("refused conflict") && n.contains(id.id()));
         int acked = 0;
         for (CompletableFuture<Long> f : first) {
