@@ -185,7 +185,7 @@ class JdbcFaultTest {
 
     @Test
     void aStatementTimeoutFailsTheWriteAsTimeoutAndIsCounted() throws Throwable {
-        final HikariDataSource pool = EmbeddedPostgres.shared().pool(4, 2_000);
+        final HikariDataSource pool = EmbeddedPostgres.shared().pool(4, 10_000);
         final JdbcStore store = closeLater(JdbcStore.create(pool, settings().statementTimeout(Duration.ofMillis(300)).build()));
         final String pid = id().id();
         SpiCalls.writeAndWait(store, pid, 1, new Counter.Added(1));
@@ -206,7 +206,7 @@ class JdbcFaultTest {
 
     @Test
     void aPoisonEventFailsThatEntitysRecoveryNamingIdSequenceNumberAndManifestAndNoOtherEntity() throws Exception {
-        final HikariDataSource pool = EmbeddedPostgres.shared().pool(4, 2_000);
+        final HikariDataSource pool = EmbeddedPostgres.shared().pool(4, 10_000);
         final JdbcStore store = closeLater(JdbcStore.create(pool, settings().build()));
         final PersistenceId poisoned = id();
         final PersistenceId healthy = id();
@@ -240,7 +240,7 @@ class JdbcFaultTest {
 
     @Test
     void twoInstancesOfOneEntityWritingAtOnceLeaveOneLinearHistory() throws Exception {
-        final HikariDataSource pool = EmbeddedPostgres.shared().pool(6, 2_000);
+        final HikariDataSource pool = EmbeddedPostgres.shared().pool(6, 10_000);
         final JdbcStore a = closeLater(JdbcStore.create(pool, settings().build()));
         final JdbcStore b = closeLater(JdbcStore.create(pool, settings().build()));
         final ActorSystem nodeA = system(a);
@@ -287,7 +287,7 @@ class JdbcFaultTest {
 
     @Test
     void anOversizedEventIsRefusedBeforeTheWriteAndTheRestOfTheBatchIsStored() throws Throwable {
-        final JdbcStore store = closeLater(JdbcStore.create(EmbeddedPostgres.shared().pool(4, 2_000), settings().maxEventBytes(64).build()));
+        final JdbcStore store = closeLater(JdbcStore.create(EmbeddedPostgres.shared().pool(4, 10_000), settings().maxEventBytes(64).build()));
         final String big = id().id();
         final String small = id().id();
         final SpiCalls.TestWrite w1 = SpiCalls.write(big, 1, "x".repeat(65));
@@ -308,7 +308,7 @@ class JdbcFaultTest {
     void aMissingTableFailsCreateNamingTheTableAndTheProperty() throws Exception {
         final EmbeddedPostgres pg = EmbeddedPostgres.shared();
         final String db = "empty_" + UUID.randomUUID().toString().replace("-", "");
-        try (Connection c = pg.pool(1, 2_000).getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pg.pool(1, 10_000).getConnection(); Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + db);
         }
         final org.postgresql.ds.PGSimpleDataSource empty = new org.postgresql.ds.PGSimpleDataSource();
@@ -327,7 +327,7 @@ class JdbcFaultTest {
 
     @Test
     void aConflictingWriteFailsWithTheConflictException() throws Throwable {
-        final JdbcStore store = closeLater(JdbcStore.create(EmbeddedPostgres.shared().pool(4, 2_000), settings().build()));
+        final JdbcStore store = closeLater(JdbcStore.create(EmbeddedPostgres.shared().pool(4, 10_000), settings().build()));
         final String pid = id().id();
         SpiCalls.writeAndWait(store, pid, 1, new Counter.Added(1));
         assertThatThrownBy(() -> SpiCalls.writeAndWait(store, pid, 1, new Counter.Added(2))).isInstanceOf(JournalConflictException.class);

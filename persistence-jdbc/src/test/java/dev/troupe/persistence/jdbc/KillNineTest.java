@@ -37,7 +37,7 @@ class KillNineTest {
     @Test
     void everyAcknowledgedEventSurvivesAKillNineAndNoneIsAppliedTwice() throws Exception {
         final EmbeddedPostgres pg = EmbeddedPostgres.shared();
-        final HikariDataSource pool = pg.pool(4, 5_000);
+        final HikariDataSource pool = pg.pool(4, 10_000);
         JdbcStore.create(pool, JdbcSettings.builder(Counter.registry()).initializeSchema(InitializeSchema.ALWAYS).build()).close();
         final String prefix = UUID.randomUUID() + "-";
         final int entities = 10;

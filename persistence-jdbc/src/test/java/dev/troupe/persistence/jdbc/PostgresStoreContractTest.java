@@ -12,7 +12,7 @@ class PostgresStoreContractTest extends StoreContract {
     @Override
     protected PersistenceStore newStore() {
         try {
-            return JdbcStore.create(EmbeddedPostgres.shared().pool(8, 5_000),
+            return JdbcStore.create(EmbeddedPostgres.shared().pool(8, 10_000),
                 JdbcSettings.builder(Counter.registry()).fetchSize(FETCH).initializeSchema(InitializeSchema.ALWAYS).build());
         } catch (RuntimeException e) {
             throw e;
