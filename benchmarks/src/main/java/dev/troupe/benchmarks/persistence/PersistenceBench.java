@@ -194,6 +194,7 @@ public final class PersistenceBench {
     /** 1,000 entities, one event per command, a window of asks. */
     private static String throughput(Rig rig, String round) throws Exception {
         rig.spawn("Bench|" + rig.getClass().getSimpleName() + "-" + round + "-" + System.nanoTime() + "-", entities, false);
+        touch(rig, entities);
         final Recorder latency = new Recorder(3);
         final Semaphore inFlight = new Semaphore(window);
         final AtomicLong done = new AtomicLong();
@@ -245,9 +246,21 @@ public final class PersistenceBench {
             (double) alloc / Math.max(1, events), failed.get());
     }
 
+    /** Every entity recovered (its empty history) before the clock starts: the runs measure steady state. */
+    private static void touch(Rig rig, int n) throws Exception {
+        final List<CompletableFuture<Long>> fs = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            fs.add(rig.count(i).toCompletableFuture());
+        }
+        for (CompletableFuture<Long> f : fs) {
+            f.get(120, TimeUnit.SECONDS);
+        }
+    }
+
     /** Troupe paced at a given rate (Pekko's maximum): the latency at that load. */
     private static String paced(Rig rig, String round, double rate) throws Exception {
         rig.spawn("Paced|" + round + "-" + System.nanoTime() + "-", entities, false);
+        touch(rig, entities);
         final Recorder latency = new Recorder(3);
         final AtomicLong done = new AtomicLong();
         final long periodNanos = 1_000_000; // a tick per millisecond, rate/1000 asks per tick
@@ -297,6 +310,7 @@ public final class PersistenceBench {
     /** One entity persisting sequentially: each ask waits for the previous reply. */
     private static String sequential(Rig rig, String round) throws Exception {
         rig.spawn("Seq|" + rig.getClass().getSimpleName() + "-" + round + "-" + System.nanoTime() + "-", 1, false);
+        touch(rig, 1);
         final Histogram h = new Histogram(3);
         final long warmEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmup);
         final long end = warmEnd + TimeUnit.SECONDS.toNanos(seconds);
