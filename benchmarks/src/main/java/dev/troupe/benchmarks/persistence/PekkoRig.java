@@ -117,17 +117,37 @@ final class PekkoRig implements Rig {
 
     @Override
     public CompletionStage<Long> persist(int entity) {
-        return AskPattern.ask(refs.get(entity), Persist::new, TIMEOUT, system.scheduler());
+        return onPekko(AskPattern.ask(refs.get(entity), Persist::new, TIMEOUT, system.scheduler()));
     }
 
     @Override
     public CompletionStage<Long> persistMany(int entity, int n) {
-        return AskPattern.ask(refs.get(entity), r -> new PersistMany(n, r), TIMEOUT, system.scheduler());
+        return onPekko(AskPattern.ask(refs.get(entity), r -> new PersistMany(n, r), TIMEOUT, system.scheduler()));
     }
 
     @Override
     public CompletionStage<Long> count(int entity) {
-        return AskPattern.ask(refs.get(entity), Count::new, TIMEOUT, system.scheduler());
+        return onPekko(AskPattern.ask(refs.get(entity), Count::new, TIMEOUT, system.scheduler()));
+    }
+
+    /**
+     * The Java view of Pekko's future runs plain callbacks on the common pool, which on a 2-core
+     * machine starts a thread per callback: completions are handed to Pekko's own dispatcher.
+     */
+    private <T> CompletionStage<T> onPekko(CompletionStage<T> stage) {
+        return stage.thenApplyAsync(x -> x, system.executionContext());
+    }
+
+    /** A tell-driven client: an actor that sends commands with itself as reply-to (no ask per command). */
+    org.apache.pekko.actor.typed.ActorRef<Long> client(java.util.function.LongConsumer onReply) {
+        return system.systemActorOf(Behaviors.receive(Long.class).onMessage(Long.class, n -> {
+            onReply.accept(n);
+            return Behaviors.same();
+        }).build(), "client-" + System.nanoTime(), Props.empty());
+    }
+
+    void tellPersist(int entity, ActorRef<Long> replyTo) {
+        refs.get(entity).tell(new Persist(replyTo));
     }
 
     @Override

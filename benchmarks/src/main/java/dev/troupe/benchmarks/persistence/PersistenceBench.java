@@ -48,7 +48,7 @@ public final class PersistenceBench {
     private static int window = 2000;
     private static int recoveryEntities = 10_000;
     private static int recoveryEvents = 100;
-    private static String only = "throughput,sequential,recovery,raw,paced,h2";
+    private static String only = "throughput,tell,sequential,recovery,raw,paced,h2";
 
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i += 2) {
@@ -82,9 +82,20 @@ public final class PersistenceBench {
                         pekkoRate = lastRate;
                     }
                 }
+                if (only.contains("tell")) {
+                    try (TroupeRig t = new TroupeRig(troupePool, null)) {
+                        table.add(throughputTell(t, "r" + r));
+                    }
+                    try (PekkoRig p = new PekkoRig(pg.url())) {
+                        table.add(throughputTell(p, "r" + r));
+                    }
+                }
                 if (only.contains("raw")) {
                     table.add(raw(troupePool, "copy", r));
                     table.add(raw(troupePool, "insert", r));
+                    try (HikariDataSource rewrite = pool(pg.url() + "?reWriteBatchedInserts=true", 2)) {
+                        table.add(raw(rewrite, "batch", r));
+                    }
                 }
                 if (only.contains("paced") && pekkoRate > 0) {
                     try (TroupeRig t = new TroupeRig(troupePool, null)) {
@@ -246,6 +257,62 @@ public final class PersistenceBench {
             (double) alloc / Math.max(1, events), failed.get());
     }
 
+    /**
+     * The same load without an ask per command: one client actor is every command's reply-to, so
+     * what is counted is the entity, the journal and the driver, not the ask machinery.
+     */
+    private static String throughputTell(Rig rig, String round) throws Exception {
+        rig.spawn("Tell|" + rig.getClass().getSimpleName() + "-" + round + "-" + System.nanoTime() + "-", entities, false);
+        touch(rig, entities);
+        final Semaphore inFlight = new Semaphore(window);
+        final AtomicLong done = new AtomicLong();
+        final java.util.function.LongConsumer onReply = n -> {
+            done.incrementAndGet();
+            inFlight.release();
+        };
+        final Object client = rig instanceof TroupeRig t ? t.client(onReply) : ((PekkoRig) rig).client(onReply);
+        final long warmEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmup);
+        final long end = warmEnd + TimeUnit.SECONDS.toNanos(seconds);
+        long[] ids = null;
+        long[] bytes = null;
+        long doneAtStart = 0;
+        long measureStart = 0;
+        int next = 0;
+        boolean measuring = false;
+        while (true) {
+            final long now = System.nanoTime();
+            if (!measuring && now >= warmEnd) {
+                measuring = true;
+                ids = threadIds();
+                bytes = MX.getThreadAllocatedBytes(ids);
+                doneAtStart = done.get();
+                measureStart = now;
+            }
+            if (now >= end) {
+                break;
+            }
+            if (!inFlight.tryAcquire(10, TimeUnit.MILLISECONDS)) {
+                continue;
+            }
+            if (rig instanceof TroupeRig t) {
+                @SuppressWarnings("unchecked")
+                final dev.troupe.actor.ActorRef<Long> c = (dev.troupe.actor.ActorRef<Long>) client;
+                t.tellPersist(next, c);
+            } else {
+                @SuppressWarnings("unchecked")
+                final org.apache.pekko.actor.typed.ActorRef<Long> c = (org.apache.pekko.actor.typed.ActorRef<Long>) client;
+                ((PekkoRig) rig).tellPersist(next, c);
+            }
+            next = next + 1 == entities ? 0 : next + 1;
+        }
+        final long events = done.get() - doneAtStart;
+        final long alloc = allocatedSince(ids, bytes);
+        final double elapsed = (System.nanoTime() - measureStart) / 1e9;
+        inFlight.tryAcquire(window, 60, TimeUnit.SECONDS);
+        return String.format(Locale.ROOT, "| throughput (tell) %s | %s | %,.0f events/s | | | %,.0f B/event | |",
+            round, rig.name(), events / elapsed, (double) alloc / Math.max(1, events));
+    }
+
     /** Every entity recovered (its empty history) before the clock starts: the runs measure steady state. */
     private static void touch(Rig rig, int n) throws Exception {
         final List<CompletableFuture<Long>> fs = new ArrayList<>(n);
@@ -392,11 +459,18 @@ public final class PersistenceBench {
         final long[] ids = threadIds();
         final long[] bytes = MX.getThreadAllocatedBytes(ids);
         final long t0 = System.nanoTime();
-        final long rows = method.equals("copy") ? RawJdbc.copy(ds, prefix, 1000, TimeUnit.SECONDS.toNanos(seconds))
-            : RawJdbc.multiRowInsert(ds, prefix, 1000, TimeUnit.SECONDS.toNanos(seconds));
+        final long rows = switch (method) {
+            case "copy" -> RawJdbc.copy(ds, prefix, 1000, TimeUnit.SECONDS.toNanos(seconds));
+            case "insert" -> RawJdbc.multiRowInsert(ds, prefix, 1000, TimeUnit.SECONDS.toNanos(seconds));
+            default -> RawJdbc.batch(ds, prefix, 1000, TimeUnit.SECONDS.toNanos(seconds));
+        };
         final double elapsed = (System.nanoTime() - t0) / 1e9;
         final long alloc = allocatedSince(ids, bytes);
         return String.format(Locale.ROOT, "| raw r%d | %s, 1,000-row transactions, one connection | %,.0f events/s | | | %,.0f B/event | |",
-            round, method.equals("copy") ? "binary COPY" : "multi-row INSERT", rows / elapsed, (double) alloc / Math.max(1, rows));
+            round, switch (method) {
+                case "copy" -> "binary COPY";
+                case "insert" -> "multi-row INSERT";
+                default -> "JDBC batch, reWriteBatchedInserts=true";
+            }, rows / elapsed, (double) alloc / Math.max(1, rows));
     }
 }

@@ -104,6 +104,42 @@ final class RawJdbc {
         return written;
     }
 
+    /** @return rows written by pgjdbc batches of {@code rows} one-row inserts (the URL sets reWriteBatchedInserts) */
+    static long batch(DataSource ds, String prefix, int rows, long nanos) throws SQLException {
+        final byte[] payload = payload();
+        final String[] pids = new String[rows];
+        for (int i = 0; i < rows; i++) {
+            pids[i] = prefix + i;
+        }
+        long written = 0;
+        long seq = 0;
+        final long end = System.nanoTime() + nanos;
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO troupe_event_journal (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+                while (System.nanoTime() < end) {
+                    seq++;
+                    final long ts = System.currentTimeMillis() * 1000;
+                    for (int i = 0; i < rows; i++) {
+                        ps.setString(1, pids[i]);
+                        ps.setLong(2, seq);
+                        ps.setInt(3, i % 1024);
+                        ps.setLong(4, ts);
+                        ps.setInt(5, 801);
+                        ps.setString(6, "");
+                        ps.setString(7, null);
+                        ps.setBytes(8, payload);
+                        ps.addBatch();
+                    }
+                    ps.executeBatch();
+                    c.commit();
+                    written += rows;
+                }
+            }
+        }
+        return written;
+    }
+
     private static byte[] payload() {
         final ByteBuffer b = ByteBuffer.allocate(BenchModel.EVENT_BYTES);
         BenchModel.writeEvent(new BenchModel.BenchEvent(1, 1, BenchModel.DATA), b);

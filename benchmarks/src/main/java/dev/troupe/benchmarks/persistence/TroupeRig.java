@@ -120,6 +120,18 @@ final class TroupeRig implements Rig {
         return AskPattern.ask(refs.get(entity), Long.class, Count::new, TIMEOUT);
     }
 
+    /** A tell-driven client: an actor that receives the replies (no ask per command). */
+    ActorRef<Long> client(java.util.function.LongConsumer onReply) {
+        return system.spawn(Behaviors.receive(Long.class).onMessage(Long.class, n -> {
+            onReply.accept(n);
+            return Behaviors.same();
+        }).build(), "client-" + System.nanoTime());
+    }
+
+    void tellPersist(int entity, ActorRef<Long> replyTo) {
+        refs.get(entity).tell(new Persist(replyTo));
+    }
+
     @Override
     public void close() throws Exception {
         system.terminate().toCompletableFuture().get(60, TimeUnit.SECONDS);
