@@ -25,18 +25,44 @@ public final class ConnectionSetup {
         this.timeoutStatement = timeoutMillis > 0 ? sql.statementTimeout + timeoutMillis : null;
     }
 
-    /** @param c a connection from the pool @throws SQLException from the driver */
+    /**
+     * For reads and multi-statement work: autocommit off (PostgreSQL streams a result with a
+     * cursor only inside a transaction).
+     *
+     * @param c a connection from the pool
+     * @throws SQLException from the driver
+     */
     public void prepare(Connection c) throws SQLException {
         if (c.getAutoCommit()) {
             c.setAutoCommit(false);
         }
+        setTimeout(c);
+    }
+
+    /**
+     * For a journal batch, which is one statement: autocommit on, so the statement is its own
+     * transaction and its commit rides on it, one round trip fewer than an explicit COMMIT.
+     *
+     * @param c a connection from the pool
+     * @throws SQLException from the driver
+     */
+    public void prepareSingleStatement(Connection c) throws SQLException {
+        if (!c.getAutoCommit()) {
+            c.setAutoCommit(true);
+        }
+        setTimeout(c);
+    }
+
+    private void setTimeout(Connection c) throws SQLException {
         if (timeoutStatement != null) {
             final Object physical = c.unwrap(Connection.class);
             if (configured.get(physical) == null) {
                 try (Statement s = c.createStatement()) {
                     s.execute(timeoutStatement);
                 }
-                c.commit();
+                if (!c.getAutoCommit()) {
+                    c.commit();
+                }
                 configured.put(physical, Boolean.TRUE);
             }
         }
