@@ -219,6 +219,9 @@ public class TroupeProperties implements Validator {
                 + ") must be below troupe.health.mailbox-backlog-threshold (" + health.mailboxBacklogThreshold + ")");
         }
         positive(health.stallTimeout, "troupe.health.stall-timeout", p);
+        if (health.internalErrorWindow == null || health.internalErrorWindow.isNegative()) {
+            p.add("troupe.health.internal-error-window must not be negative, was " + health.internalErrorWindow);
+        }
         positive(endpoint.largestMailboxes, "troupe.endpoint.largest-mailboxes", p);
         positive(endpoint.maxPageSize, "troupe.endpoint.max-page-size", p);
         return p;
@@ -569,7 +572,15 @@ public class TroupeProperties implements Validator {
         private Duration stallTimeout = Duration.ofSeconds(10);
 
         /**
-         * Whether the indicator is part of the 'readiness' health group.
+         * How long the troupeRemote indicator reports DOWN after it saw a connection to or from
+         * another node fail with an internal error (frames rejected as internal-error); 0 turns
+         * the check off.
+         */
+        private Duration internalErrorWindow = Duration.ofMinutes(1);
+
+        /**
+         * Whether the Troupe indicators (troupe, troupeRemote, troupeCluster) are part of the
+         * 'readiness' health group.
          */
         private boolean readiness = true;
 
@@ -604,6 +615,14 @@ public class TroupeProperties implements Validator {
 
         public void setStallTimeout(Duration stallTimeout) {
             this.stallTimeout = stallTimeout;
+        }
+
+        public Duration getInternalErrorWindow() {
+            return internalErrorWindow;
+        }
+
+        public void setInternalErrorWindow(Duration internalErrorWindow) {
+            this.internalErrorWindow = internalErrorWindow;
         }
 
         public boolean isReadiness() {
