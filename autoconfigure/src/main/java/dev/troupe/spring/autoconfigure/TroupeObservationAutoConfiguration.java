@@ -43,11 +43,15 @@ public class TroupeObservationAutoConfiguration {
     ActorSystemCustomizer troupeObservationCustomizer(ObjectProvider<ObservationRegistry> registry,
                                                       ObjectProvider<TroupeSendObservationConvention> send,
                                                       ObjectProvider<TroupeProcessObservationConvention> process,
-                                                      ObjectProvider<TroupeAskObservationConvention> ask) {
+                                                      ObjectProvider<TroupeAskObservationConvention> ask,
+                                                      ObjectProvider<TroupeProperties> properties) {
         return builder -> {
             final ObservationRegistry r = registry.getIfUnique();
             if (r != null && !r.isNoop()) {
-                builder.instrumentation(new ObservationMessageInstrumentation(r, send.getIfUnique(), process.getIfUnique(), ask.getIfUnique()));
+                final TroupeProperties p = properties.getIfAvailable();
+                final String systemName = p != null ? p.getSystemName() : "troupe";
+                builder.instrumentation(new ObservationMessageInstrumentation(r, systemName, send.getIfUnique(), process.getIfUnique(),
+                    ask.getIfUnique()));
             }
         };
     }

@@ -495,8 +495,10 @@ public class TroupeProperties implements Validator {
         private Duration refreshInterval = Duration.ofSeconds(5);
 
         /**
-         * Whether to record sampled processing times into a histogram
-         * (troupe.processing.sampled) that can publish percentiles.
+         * Whether to record sampled processing times into the troupe.processing.sampled timer
+         * (count, total and max per dispatcher). Its percentile histogram is off, as for every
+         * Micrometer timer, unless
+         * management.metrics.distribution.percentiles-histogram.troupe.processing.sampled=true.
          */
         private boolean histogram = true;
 
