@@ -101,6 +101,8 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
                         "Rename the other bean '" + refBeanName + "', or rename the @TroupeActor bean '" + beanName + "'.");
                 }
                 final RootBeanDefinition ref = refDefinition(registry, beanName, definition, actorName, messageType, props(attributes));
+                // Boot's reports (two candidates for one injection point, a failed creation) say where the bean came from
+                ref.setResourceDescription(AnnotatedBeanMethods.origin(TroupeActor.class, factoryMethod));
                 ref.setAttribute(ACTOR_NAME_ATTRIBUTE, actorName);
                 ref.setAttribute(DISPATCHER_ATTRIBUTE, String.valueOf(attributes.get("dispatcher")));
                 ref.setAttribute(MAILBOX_CAPACITY_ATTRIBUTE, attributes.get("mailboxCapacity"));

@@ -681,10 +681,11 @@ public class TroupeProperties implements Validator {
 
         /**
          * Whether a controller's ask that times out answers 504 (503 when the actor's node is
-         * unreachable) with a problem detail naming the actor and the timeout. Defaults to
-         * spring.mvc.problemdetails.enabled or spring.webflux.problemdetails.enabled.
+         * unreachable) with a problem detail naming the actor and the timeout, instead of a 500
+         * logged as an error. On unless set to false, whatever spring.mvc.problemdetails.enabled
+         * says.
          */
-        private Boolean enabled;
+        private Boolean enabled = true;
 
         public Boolean getEnabled() {
             return enabled;
