@@ -198,7 +198,8 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
             throw new TroupeConfigurationException(
                 "@TroupeActor bean '" + beanName + "' asks to be registered under the service key '" + serviceKey
                     + "', but troupe-cluster (the receptionist) is not on the class path.",
-                "Add the dependency dev.troupe:troupe-cluster (the starter brings it), or remove serviceKey from @TroupeActor.");
+                "Depend on dev.troupe:troupe-spring-boot-starter-cluster instead of dev.troupe:troupe-spring-boot-starter,"
+                    + " or remove serviceKey from @TroupeActor.");
         }
         if (serviceKey.length() > 200) {
             throw new TroupeConfigurationException(

@@ -49,9 +49,49 @@ class TroupeRemoteAutoConfigurationTests {
 
     @Test
     void runWithoutRemoteOnClasspathShouldNotStartTransport() {
+        runner.withClassLoader(new FilteredClassLoader(RemoteTransport.class))
+            .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RemoteTransport.class));
+    }
+
+    /** The core starter has no transport: asking for it fails, naming the property and the starter that brings it. */
+    @Test
+    void runWhenRemoteEnabledWithoutRemoteOnClasspathShouldFailNamingTheStarter() {
         runner.withPropertyValues("troupe.remote.enabled=true", "troupe.remote.insecure=true")
             .withClassLoader(new FilteredClassLoader(RemoteTransport.class))
-            .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RemoteTransport.class));
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                    .contains("troupe.remote.enabled")
+                    .contains("the remote transport (troupe-remote) is not on the class path")
+                    .contains("dev.troupe:troupe-spring-boot-starter-remote");
+            });
+    }
+
+    @Test
+    void runWithConnectionDetailsWithoutRemoteOnClasspathShouldFailNamingTheStarter() {
+        runner.withBean("container", TroupeConnectionDetails.class, () -> new TroupeConnectionDetails() {
+                @Override
+                public String peerName() {
+                    return "node";
+                }
+
+                @Override
+                public String address() {
+                    return "node@127.0.0.1:25999";
+                }
+
+                @Override
+                public String secret() {
+                    return SECRET;
+                }
+            })
+            .withClassLoader(new FilteredClassLoader(RemoteTransport.class))
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                    .contains("The bean 'container' (TroupeConnectionDetails")
+                    .contains("dev.troupe:troupe-spring-boot-starter-remote");
+            });
     }
 
     @Test
