@@ -89,7 +89,7 @@ class ClusterFailureIT {
             watching.complete(null);
             return Behaviors.<Void>receiveSignal((c, signal) -> {
                 if (signal instanceof Terminated t) {
-                    terminated.add(t.getRef().path().toString());
+                    terminated.add(t.ref().path().toString());
                 }
                 return Behaviors.same();
             });

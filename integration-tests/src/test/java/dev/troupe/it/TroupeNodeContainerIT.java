@@ -112,7 +112,7 @@ class TroupeNodeContainerIT {
             watching.complete(null);
             return Behaviors.<Void>receiveSignal((c, signal) -> {
                 if (signal instanceof Terminated t) {
-                    terminated.complete(t.getRef());
+                    terminated.complete(t.ref());
                 }
                 return Behaviors.same();
             });

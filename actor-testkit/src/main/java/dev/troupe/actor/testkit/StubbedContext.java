@@ -63,7 +63,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
     }
 
     @SuppressWarnings("unchecked")
-    <U> BehaviorTestKit<U> child(String name) {
+    <U> BehaviorTestKit<U> childTestKit(String name) {
         return (BehaviorTestKit<U>) children.get(name);
     }
 
@@ -85,14 +85,14 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
 
     @Override
     public void unhandled(Object message) {
-        system.deadLetters().publish(message, self.getRef().path(), DeadLetterReason.UNHANDLED);
+        system.deadLetters().publish(message, self.ref().path(), DeadLetterReason.UNHANDLED);
     }
 
     // ---- ActorContext ----
 
     @Override
     public ActorRef<T> self() {
-        return self.getRef();
+        return self.ref();
     }
 
     @Override
@@ -136,7 +136,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
         Objects.requireNonNull(behavior, "behavior");
         Objects.requireNonNull(props, "props");
         final String name = "$" + Long.toString(++anonymous, 36);
-        final ActorRef<U> ref = startChild(name, self.getRef().path().child(name), behavior);
+        final ActorRef<U> ref = startChild(name, self.ref().path().child(name), behavior);
         kit.record(new Effect.SpawnedAnonymous<>(behavior, props, ref));
         return ref;
     }
@@ -145,7 +145,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
     private ActorPath childPath(String name) {
         final ActorPath path;
         try {
-            path = self.getRef().path().child(name);
+            path = self.ref().path().child(name);
         } catch (IllegalArgumentException e) {
             throw new InvalidActorNameException(e.getMessage());
         }
@@ -153,7 +153,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
             throw new InvalidActorNameException("actor name '" + name + "' must not start with '$': reserved for generated names");
         }
         if (children.containsKey(name)) {
-            throw new InvalidActorNameException("actor name '" + name + "' is not unique: " + self.getRef().path() + " has such a child");
+            throw new InvalidActorNameException("actor name '" + name + "' is not unique: " + self.ref().path() + " has such a child");
         }
         return path;
     }
@@ -161,15 +161,15 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
     private <U> ActorRef<U> startChild(String name, ActorPath path, Behavior<U> behavior) {
         final BehaviorTestKit<U> child = BehaviorTestKit.childKit(path, behavior);
         children.put(name, child);
-        return child.getRef();
+        return child.ref();
     }
 
     @Override
     public void stop(ActorRef<?> child) {
         final String name = child.path().name();
         final BehaviorTestKit<?> kitOfChild = children.get(name);
-        if (kitOfChild == null || !kitOfChild.getRef().equals(child)) {
-            throw new IllegalArgumentException("only children can be stopped this way: " + child + " is not a child of " + self.getRef().path());
+        if (kitOfChild == null || !kitOfChild.ref().equals(child)) {
+            throw new IllegalArgumentException("only children can be stopped this way: " + child + " is not a child of " + self.ref().path());
         }
         children.remove(name);
         kit.record(new Effect.Stopped(name));
@@ -177,19 +177,19 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
 
     @Override
     @SuppressWarnings("unchecked")
-    public Collection<ActorRef<Void>> getChildren() {
+    public Collection<ActorRef<Void>> children() {
         final List<ActorRef<Void>> refs = new ArrayList<>();
         for (BehaviorTestKit<?> c : children.values()) {
-            refs.add((ActorRef<Void>) (ActorRef<?>) c.getRef());
+            refs.add((ActorRef<Void>) (ActorRef<?>) c.ref());
         }
         return Collections.unmodifiableList(refs);
     }
 
     @Override
     @SuppressWarnings("unchecked")
-    public Optional<ActorRef<Void>> getChild(String name) {
+    public Optional<ActorRef<Void>> child(String name) {
         final BehaviorTestKit<?> c = children.get(name);
-        return c == null ? Optional.empty() : Optional.of((ActorRef<Void>) (ActorRef<?>) c.getRef());
+        return c == null ? Optional.empty() : Optional.of((ActorRef<Void>) (ActorRef<?>) c.ref());
     }
 
     @Override
@@ -228,8 +228,8 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
         Objects.requireNonNull(adapter, "adapter");
         AdapterRef<U> ref = (AdapterRef<U>) adapters.get(messageClass);
         if (ref == null) {
-            ref = new AdapterRef<>(self.getRef().path().parent() == null ? self.getRef().path()
-                : self.getRef().path().parent().child(self.getRef().path().name() + "$adapter-" + messageClass.getSimpleName()));
+            ref = new AdapterRef<>(self.ref().path().parent() == null ? self.ref().path()
+                : self.ref().path().parent().child(self.ref().path().name() + "$adapter-" + messageClass.getSimpleName()));
             adapters.put(messageClass, ref);
         }
         ref.adapter = adapter;
@@ -242,7 +242,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
         Objects.requireNonNull(applyToResult, "applyToResult");
         future.whenComplete((value, failure) -> {
             final Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-            self.getRef().tell(applyToResult.apply(value, cause));
+            self.ref().tell(applyToResult.apply(value, cause));
         });
     }
 
@@ -255,11 +255,11 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("ask timeout must be positive: " + timeout);
         }
-        final ActorPath path = ActorPath.root(system.name()).child("temp").child("ask-" + (++asks) + "-of-" + self.getRef().path().name());
+        final ActorPath path = ActorPath.root(system.name()).child("temp").child("ask-" + (++asks) + "-of-" + self.ref().path().name());
         final ReplyRef<Req, Res> replyTo = new ReplyRef<>(path, resClass);
         final Req request = Objects.requireNonNull(createRequest.apply(replyTo), "the ask's request factory returned null");
         final Effect.AskInitiated<Req, Res, T> effect =
-            new Effect.AskInitiated<>(target, timeout, resClass, request, replyTo, applyToResponse, self.getRef());
+            new Effect.AskInitiated<>(target, timeout, resClass, request, replyTo, applyToResponse, self.ref());
         replyTo.effect = effect;
         kit.record(effect);
         target.tell(request);
@@ -267,7 +267,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
 
     @Override
     public String toString() {
-        return "ActorContext(" + self.getRef().path() + ", in a BehaviorTestKit)";
+        return "ActorContext(" + self.ref().path() + ", in a BehaviorTestKit)";
     }
 
     /** The ref of a message adapter: converts at once, into the self inbox. */
@@ -281,7 +281,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
 
         @Override
         public void tell(U message) {
-            self.getRef().tell(adapter.apply(Objects.requireNonNull(message, "message")));
+            self.ref().tell(adapter.apply(Objects.requireNonNull(message, "message")));
         }
 
         @Override
@@ -372,7 +372,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
             Objects.requireNonNull(msg, "msg");
             Objects.requireNonNull(delay, "delay");
             final boolean overriding = active.put(key, msg) != null;
-            kit.record(new Effect.TimerScheduled<>(key, msg, delay, mode, overriding, self.getRef()));
+            kit.record(new Effect.TimerScheduled<>(key, msg, delay, mode, overriding, self.ref()));
         }
 
         @Override

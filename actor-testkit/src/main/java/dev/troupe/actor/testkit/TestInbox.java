@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A ref that keeps what it is told, for synchronous tests with {@link BehaviorTestKit}: hand
- * {@link #getRef()} to the behavior under test, run it, then look at what arrived. Nothing waits
+ * {@link #ref()} to the behavior under test, run it, then look at what arrived. Nothing waits
  * here: a message is in the inbox once the behavior told it (for asynchronous tests against a
  * running system, use a {@link TestProbe}). A behavior test kit's {@link BehaviorTestKit#selfInbox()
  * self inbox} and its {@link BehaviorTestKit#childInbox children} are inboxes too.
@@ -57,11 +57,6 @@ public final class TestInbox<T> {
      */
     static <T> TestInbox<T> at(ActorPath path, ActorSystem system) {
         return new TestInbox<>(path, system);
-    }
-
-    /** @return the ref to hand to the behavior under test */
-    public ActorRef<T> getRef() {
-        return ref;
     }
 
     /** @return the ref to hand to the behavior under test */
@@ -110,7 +105,7 @@ public final class TestInbox<T> {
     }
 
     /** @return every message waiting, oldest first, removed */
-    public List<T> getAllReceived() {
+    public List<T> allReceived() {
         final List<T> out = new ArrayList<>();
         T m;
         while ((m = messages.poll()) != null) {

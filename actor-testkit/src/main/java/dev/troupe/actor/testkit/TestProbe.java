@@ -79,11 +79,6 @@ public final class TestProbe<T> {
         return ref;
     }
 
-    /** @return the ref to hand to actors */
-    public ActorRef<T> getRef() {
-        return ref;
-    }
-
     /**
      * @param expected the message expected next, compared with equals
      * @return the message
@@ -220,7 +215,7 @@ public final class TestProbe<T> {
             if (m == null) {
                 throw new AssertionError("timeout (" + timeout + ") while waiting for " + actor.path() + " to terminate");
             }
-            if (m instanceof Terminated && ((Terminated) m).getRef().equals(actor)) {
+            if (m instanceof Terminated && ((Terminated) m).ref().equals(actor)) {
                 return;
             }
             if (!(m instanceof Terminated)) {

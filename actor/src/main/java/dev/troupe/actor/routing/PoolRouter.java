@@ -192,7 +192,7 @@ public final class PoolRouter<T> extends ExtensibleBehavior<T> {
             if (!(signal instanceof Terminated)) {
                 return Behaviors.same();
             }
-            final ActorRef<Void> gone = ((Terminated) signal).getRef();
+            final ActorRef<Void> gone = ((Terminated) signal).ref();
             for (int i = 0; i < slots.size(); i++) {
                 final ActorRef<T> r = slots.get(i);
                 if (r != null && r.equals(gone)) {
