@@ -11,8 +11,6 @@ import dev.troupe.actor.Props;
 import dev.troupe.actor.TimerScheduler;
 import dev.troupe.actor.spi.BehaviorDriver;
 import dev.troupe.actor.spi.BehaviorHost;
-import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.spi.SystemMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -271,47 +269,26 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
     }
 
     /** The ref of a message adapter: converts at once, into the self inbox. */
-    private final class AdapterRef<U> implements InternalActorRef<U> {
-        private final ActorPath path;
+    private final class AdapterRef<U> extends StubRef<U> {
         private volatile Function<U, T> adapter;
 
         AdapterRef(ActorPath path) {
-            this.path = path;
+            super("MessageAdapter", path, system);
         }
 
         @Override
         public void tell(U message) {
             self.ref().tell(adapter.apply(Objects.requireNonNull(message, "message")));
         }
-
-        @Override
-        public ActorPath path() {
-            return path;
-        }
-
-        @Override
-        public ActorSystem system() {
-            return system;
-        }
-
-        @Override
-        public void sendSystem(SystemMessage message) {
-        }
-
-        @Override
-        public boolean isLocal() {
-            return true;
-        }
     }
 
     /** The reply-to ref of an ask: the first reply is converted into the self inbox. */
-    private final class ReplyRef<Req, Res> implements InternalActorRef<Res> {
-        private final ActorPath path;
+    private final class ReplyRef<Req, Res> extends StubRef<Res> {
         private final Class<Res> resClass;
         private Effect.AskInitiated<Req, Res, T> effect;
 
         ReplyRef(ActorPath path, Class<Res> resClass) {
-            this.path = path;
+            super("AskReply", path, system);
             this.resClass = resClass;
         }
 
@@ -319,32 +296,9 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
         public void tell(Res message) {
             Objects.requireNonNull(message, "message");
             final T converted = resClass.isInstance(message) ? effect.adaptResponse(message)
-                : applyFailure(new ClassCastException("the reply to an ask of " + effect.target().path() + " is a "
+                : effect.convert(null, new ClassCastException("the reply to an ask of " + effect.target().path() + " is a "
                     + message.getClass().getName() + ", not a " + resClass.getName()));
             effect.answer(converted);
-        }
-
-        private T applyFailure(Throwable failure) {
-            return effect.convert(null, failure);
-        }
-
-        @Override
-        public ActorPath path() {
-            return path;
-        }
-
-        @Override
-        public ActorSystem system() {
-            return system;
-        }
-
-        @Override
-        public void sendSystem(SystemMessage message) {
-        }
-
-        @Override
-        public boolean isLocal() {
-            return true;
         }
     }
 

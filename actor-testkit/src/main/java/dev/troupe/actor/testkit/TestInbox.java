@@ -3,8 +3,6 @@ package dev.troupe.actor.testkit;
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
-import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.spi.SystemMessage;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -129,43 +127,14 @@ public final class TestInbox<T> {
     }
 
     /** The inbox's ref: a ref of the runtime's kind, so it can be watched and asked. */
-    private final class InboxRef implements InternalActorRef<T> {
-        private final ActorPath path;
-        private final ActorSystem system;
-
+    private final class InboxRef extends StubRef<T> {
         InboxRef(ActorPath path, ActorSystem system) {
-            this.path = path;
-            this.system = system;
+            super("TestInbox", path, system);
         }
 
         @Override
         public void tell(T message) {
             messages.add(Objects.requireNonNull(message, "message"));
-        }
-
-        @Override
-        public ActorPath path() {
-            return path;
-        }
-
-        @Override
-        public ActorSystem system() {
-            return system;
-        }
-
-        @Override
-        public void sendSystem(SystemMessage message) {
-            // an inbox is not an actor: a watch of it never fires, as a watch of an actor that never stops
-        }
-
-        @Override
-        public boolean isLocal() {
-            return true;
-        }
-
-        @Override
-        public String toString() {
-            return "TestInbox(" + path + ")";
         }
     }
 }

@@ -260,11 +260,9 @@ public final class TestProbe<T> {
         return system;
     }
 
-    private final class ProbeRef implements InternalActorRef<T>, SystemMessageHandler {
-        private final ActorPath path;
-
+    private final class ProbeRef extends StubRef<T> implements SystemMessageHandler {
         ProbeRef(ActorPath path) {
-            this.path = path;
+            super("TestProbe", path, system);
         }
 
         @Override
@@ -272,11 +270,7 @@ public final class TestProbe<T> {
             queue.add(Objects.requireNonNull(message, "message"));
         }
 
-        @Override
-        public ActorPath path() {
-            return path;
-        }
-
+        /** A probe is watchable: a watched actor's death arrives as a {@link Terminated}. */
         @Override
         public void sendSystem(SystemMessage message) {
             message.dispatch(this);
@@ -295,21 +289,6 @@ public final class TestProbe<T> {
 
         @Override
         public void onUnwatch(Unwatch unwatch) {
-        }
-
-        @Override
-        public boolean isLocal() {
-            return true;
-        }
-
-        @Override
-        public ActorSystem system() {
-            return system;
-        }
-
-        @Override
-        public String toString() {
-            return "TestProbe(" + path + ")";
         }
     }
 }
