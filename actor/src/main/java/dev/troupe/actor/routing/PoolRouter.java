@@ -9,6 +9,11 @@ import dev.troupe.actor.Props;
 import dev.troupe.actor.Signal;
 import dev.troupe.actor.SupervisorStrategy;
 import dev.troupe.actor.Terminated;
+import dev.troupe.actor.spi.routing.ConsistentHashingRoutingLogic;
+import dev.troupe.actor.spi.routing.RandomRoutingLogic;
+import dev.troupe.actor.spi.routing.RoundRobinRoutingLogic;
+import dev.troupe.actor.spi.routing.RouterCore;
+import dev.troupe.actor.spi.routing.RoutingLogic;
 
 import java.time.Duration;
 import java.util.ArrayList;
