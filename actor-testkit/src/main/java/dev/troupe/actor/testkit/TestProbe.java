@@ -234,7 +234,7 @@ public final class TestProbe<T> {
      * @param assertion throws (an {@link AssertionError} or any other exception) while the condition does not hold
      */
     public void awaitAssert(Duration max, Runnable assertion) {
-        Await.awaitAssert(max, assertion);
+        ActorTestKit.awaitAssert(max, assertion);
     }
 
     /**
@@ -243,7 +243,7 @@ public final class TestProbe<T> {
      * @param assertion throws while the condition does not hold
      */
     public void awaitAssert(Runnable assertion) {
-        Await.awaitAssert(DEFAULT_TIMEOUT, assertion);
+        ActorTestKit.awaitAssert(DEFAULT_TIMEOUT, assertion);
     }
 
     private Object poll(Duration timeout) {
