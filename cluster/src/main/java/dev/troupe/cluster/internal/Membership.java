@@ -7,7 +7,7 @@ import dev.troupe.cluster.ClusterState;
 import dev.troupe.cluster.Member;
 import dev.troupe.cluster.MemberStatus;
 import dev.troupe.cluster.UniqueAddress;
-import dev.troupe.cluster.ClusterMessage.MemberInfo;
+import dev.troupe.cluster.spi.ClusterMessage.MemberInfo;
 
 import java.util.ArrayList;
 import java.util.Collection;

@@ -6,7 +6,7 @@ import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.Props;
 import dev.troupe.cluster.Cluster;
-import dev.troupe.cluster.ClusterTransport;
+import dev.troupe.cluster.spi.ClusterTransport;
 import dev.troupe.cluster.Receptionist;
 import dev.troupe.cluster.RemoteClusterTransport;
 import dev.troupe.cluster.ServiceKey;
