@@ -1,4 +1,4 @@
-package dev.troupe.cluster.sharding;
+package dev.troupe.cluster.sharding.internal;
 
 import dev.troupe.actor.ActorRef;
 
@@ -22,9 +22,10 @@ import java.util.ArrayDeque;
  *
  * <p>Many senders, one region thread. The fields below the gate are the region's own. What only
  * an entity being stopped needs lives in a {@link Stopping}, made when the gate closes, so a
- * running entity's slot is 48 bytes.
+ * running entity's slot is 48 bytes. Public only so that an entity ref can remember the slot it
+ * last told through ({@link ShardRouter#tell}); everything it offers is this package's.
  */
-final class EntitySlot {
+public final class EntitySlot {
 
     private static final int CLOSED = 1 << 30;
     private static final int DONE = 1 << 29;
