@@ -63,7 +63,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class RemoteClusterTransport implements ClusterTransport {
 
     /** The name of each node's cluster endpoint under {@code /system}. */
-    public static final String ENDPOINT_NAME = "cluster-endpoint";
+    static final String ENDPOINT_NAME = "cluster-endpoint";
 
     /** Told by {@link #close} to the endpoint: only this instance stops it (a peer's message is always a new one). */
     private static final PeerMessage STOP = new PeerMessage(null, new ClusterMessage.ReceptionistResync());

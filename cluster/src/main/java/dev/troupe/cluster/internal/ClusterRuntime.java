@@ -112,7 +112,7 @@ public final class ClusterRuntime {
      *
      * @param sink called on the daemon's thread for each receptionist message of a member; must only tell an actor
      */
-    public void receptionistSink(BiConsumer<UniqueAddress, ClusterMessage> sink) {
+    void receptionistSink(BiConsumer<UniqueAddress, ClusterMessage> sink) {
         receptionistSink = sink;
     }
 

@@ -13,7 +13,7 @@ import java.util.TreeMap;
  * increments of volatile fields: one writer), read by any thread at scrape time. Nothing is
  * counted per message on the senders' path.
  */
-public final class RegionCounters implements ShardingMetrics {
+final class RegionCounters implements ShardingMetrics {
 
     private final EntityTypeKey<?> typeKey;
     private final int numberOfShards;
@@ -38,7 +38,7 @@ public final class RegionCounters implements ShardingMetrics {
      * @param numberOfShards its number of shards
      * @param router its senders' side, whose entities {@link #entitiesByShard} counts
      */
-    public RegionCounters(EntityTypeKey<?> typeKey, int numberOfShards, ShardRouter router) {
+    RegionCounters(EntityTypeKey<?> typeKey, int numberOfShards, ShardRouter router) {
         this.typeKey = typeKey;
         this.numberOfShards = numberOfShards;
         this.router = router;

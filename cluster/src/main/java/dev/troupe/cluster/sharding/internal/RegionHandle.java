@@ -9,6 +9,7 @@ import dev.troupe.cluster.ServiceKey;
 import dev.troupe.cluster.sharding.Entity;
 import dev.troupe.cluster.sharding.EntityTypeKey;
 import dev.troupe.cluster.sharding.ShardingMessageExtractor;
+import dev.troupe.cluster.sharding.ShardingMetrics;
 import dev.troupe.remote.RemoteTransport;
 
 import java.util.concurrent.CompletableFuture;
@@ -95,7 +96,7 @@ public final class RegionHandle {
     }
 
     /** @return the region's counters */
-    public RegionCounters counters() {
+    public ShardingMetrics counters() {
         return counters;
     }
 

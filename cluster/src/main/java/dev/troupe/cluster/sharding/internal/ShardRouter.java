@@ -50,7 +50,7 @@ public final class ShardRouter {
      * @param numberOfShards the entity type's number of shards
      * @param exactClock whether senders stamp {@code System.nanoTime()} (an active-entity limit needs the order)
      */
-    public ShardRouter(ActorSystem system, int numberOfShards, boolean exactClock) {
+    ShardRouter(ActorSystem system, int numberOfShards, boolean exactClock) {
         this.system = system;
         this.exactClock = exactClock;
         this.routes = new AtomicReferenceArray<>(numberOfShards);
@@ -174,11 +174,6 @@ public final class ShardRouter {
     /** @return the local actor system */
     public ActorSystem system() {
         return system;
-    }
-
-    /** @return this node's region of the entity type */
-    public ActorRef<Object> region() {
-        return region;
     }
 
     /**
