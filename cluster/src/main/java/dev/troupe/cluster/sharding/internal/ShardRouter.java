@@ -102,21 +102,12 @@ public final class ShardRouter {
     }
 
     /**
-     * Any thread: tells the entity through its slot's gate, stamping its last use.
+     * Any thread: tells the entity through its slot's gate, stamping its last use with the clock.
      *
      * @return false if the gate is closed (the entity is being stopped): the message was not told
      */
     boolean deliver(EntitySlot s, Object message) {
-        if (!s.enter()) {
-            return false;
-        }
-        try {
-            s.touch(now());
-            s.ref.tell(message);
-        } finally {
-            s.exit();
-        }
-        return true;
+        return s.tellIfOpen(message, now());
     }
 
     /** @return the clock a sender stamps on the entity it tells */
