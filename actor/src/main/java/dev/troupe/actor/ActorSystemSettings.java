@@ -24,6 +24,7 @@ public final class ActorSystemSettings {
     private final boolean daemonThreads;
     private final MessageInstrumentation instrumentation;
     private final boolean allocationAttribution;
+    private final boolean mdcEveryTurn;
 
     private ActorSystemSettings(Builder b) {
         this.defaultDispatcher = b.defaultDispatcher;
@@ -37,6 +38,7 @@ public final class ActorSystemSettings {
         this.daemonThreads = b.daemonThreads;
         this.instrumentation = b.instrumentation;
         this.allocationAttribution = b.allocationAttribution;
+        this.mdcEveryTurn = b.mdcEveryTurn;
     }
 
     /** @return the message instrumentation (tracing, observations), or null for none */
@@ -108,6 +110,16 @@ public final class ActorSystemSettings {
         return allocationAttribution;
     }
 
+    /**
+     * @return whether every turn puts the actor's MDC entries ({@code troupePath},
+     *         {@code troupeSystem}) for every logger on its thread; by default (false) the actor's
+     *         own logger puts them at its first enabled call of a turn, so an actor that does not
+     *         log pays nothing for them
+     */
+    public boolean mdcEveryTurn() {
+        return mdcEveryTurn;
+    }
+
     /** @return every dispatcher, the default first */
     public List<DispatcherSettings> allDispatchers() {
         final List<DispatcherSettings> all = new ArrayList<>();
@@ -129,18 +141,33 @@ public final class ActorSystemSettings {
         private boolean daemonThreads = false;
         private MessageInstrumentation instrumentation;
         private boolean allocationAttribution = true;
+        private boolean mdcEveryTurn = false;
 
         private Builder() {
         }
 
         /**
-         * @param enabled whether sampled turns (about one in 16 per actor) read the thread's allocated
+         * @param enabled whether sampled turns (one in 256 per actor) read the thread's allocated
          *        bytes before and after and attribute the difference to the behavior and message
          *        type; costs two reads of a thread counter per sampled turn, nothing per message
          * @return this builder
          */
         public Builder allocationAttribution(boolean enabled) {
             this.allocationAttribution = enabled;
+            return this;
+        }
+
+        /**
+         * @param everyTurn whether every turn puts the actor's MDC entries ({@code troupePath},
+         *        {@code troupeSystem}), so that loggers an actor reaches without logging itself see
+         *        them too; costs two MDC writes per turn (thread-local lookups in Logback). By
+         *        default (false) the actor's own logger puts them before its first enabled call of
+         *        a turn and the turn removes them when it ends: an actor that does not log pays
+         *        nothing
+         * @return this builder
+         */
+        public Builder mdcEveryTurn(boolean everyTurn) {
+            this.mdcEveryTurn = everyTurn;
             return this;
         }
 

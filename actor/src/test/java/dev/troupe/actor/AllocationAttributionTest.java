@@ -18,15 +18,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  * attributed on its own.
  *
  * <p>Deterministic: the dispatchers here process one message per turn ({@code throughput 1}), so
- * a backlog of N messages is N schedules of the actor, and sampling takes exactly every sixteenth
- * schedule of it: N / 16 sampled turns, whatever the machine's speed. The tests wait for those rows
+ * a backlog of N messages is N schedules of the actor, and attribution takes exactly every 256th
+ * schedule of it (every fourth of the timed ones): N / 256 sampled turns, whatever the machine's speed. The tests wait for those rows
  * (a condition), never for time.
  */
 class AllocationAttributionTest {
 
-    private static final int MESSAGES = 3_200;
+    /** One schedule in this many of an actor attributes its allocation. */
+    private static final int SAMPLE_EVERY = 256;
+    private static final int MESSAGES = 200 * SAMPLE_EVERY;
     /** Sampled turns of a backlog of MESSAGES on a throughput-1 dispatcher; the first schedule of an actor may fall either side. */
-    private static final long SAMPLED = MESSAGES / 16 - 1;
+    private static final long SAMPLED = MESSAGES / SAMPLE_EVERY - 1;
 
     /** Keeps what the actors allocate reachable, so the JIT cannot drop the allocation. */
     static volatile Object sink;
@@ -202,8 +204,8 @@ class AllocationAttributionTest {
         }
         gate.countDown();
         assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
-        // 320 turns of ten alternating messages: every sampled one is mixed
-        final AllocationMetrics.Row mixed = awaitRow(s, AllocationAttributionTest.class, AllocationMetrics.MIXED, MESSAGES / 10 / 16 - 1);
+        // turns of ten alternating messages: every sampled one is mixed
+        final AllocationMetrics.Row mixed = awaitRow(s, AllocationAttributionTest.class, AllocationMetrics.MIXED, MESSAGES / 10 / SAMPLE_EVERY - 1);
         assertThat(mixed.messages()).isEqualTo(10 * mixed.turns());
         assertThat(s.metrics().allocation().rows()).noneMatch(r -> r.message().equals(Small.class.getName()));
     }

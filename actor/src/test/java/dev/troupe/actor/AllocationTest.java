@@ -2,6 +2,7 @@ package dev.troupe.actor;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -22,8 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * allocated bytes and count into tables that exist already, so they add nothing per message either;
  * each test checks that the sampled turns were attributed.
  *
- * <p>The test class path has Logback, so every turn sets the MDC ({@code troupePath},
- * {@code troupeSystem}) in a real adapter: that too must allocate nothing per turn.
+ * <p>The test class path has Logback, so the MDC ({@code troupePath}, {@code troupeSystem}) is a
+ * real adapter: an actor that calls its logger below the level that is on must allocate nothing for
+ * it, and neither must the MDC put on every turn when a system asks for it.
  */
 class AllocationTest {
 
@@ -56,9 +58,17 @@ class AllocationTest {
         volatile CountDownLatch done;
     }
 
-    static Behavior<Msg> ponger(ActorRef<Msg>[] pinger, boolean timers) {
+    /** What else the ping-pong does beside its messages. */
+    enum Extra { NONE, TIMERS, LOG_BELOW_LEVEL, MDC_EVERY_TURN }
+
+    static Behavior<Msg> ponger(ActorRef<Msg>[] pinger, Extra extra) {
+        final boolean timers = extra == Extra.TIMERS;
+        final boolean log = extra == Extra.LOG_BELOW_LEVEL;
         return Behaviors.setup(ctx -> {
             final Behavior<Msg> receive = Behaviors.receiveMessage(m -> {
+                if (log) {
+                    ctx.log().debug("ping {}", m); // DEBUG is off: the level check and nothing else
+                }
                 if (m == Msg.PING) {
                     pinger[0].tell(Msg.PONG);
                 }
@@ -92,12 +102,23 @@ class AllocationTest {
 
     @Test
     void pingPongAllocatesNothingPerMessage() throws Exception {
-        assertZeroAllocation(false, null);
+        assertZeroAllocation(Extra.NONE, null);
     }
 
     @Test
     void pingPongWithReceiveTimeoutAndPeriodicTimerAllocatesNothingPerMessage() throws Exception {
-        assertZeroAllocation(true, null);
+        assertZeroAllocation(Extra.TIMERS, null);
+    }
+
+    @Test
+    void pingPongWithALogCallBelowTheLevelPerMessageAllocatesNothingPerMessage() throws Exception {
+        assertThat(LoggerFactory.getLogger(AllocationTest.class).isDebugEnabled()).isFalse();
+        assertZeroAllocation(Extra.LOG_BELOW_LEVEL, null);
+    }
+
+    @Test
+    void pingPongWithTheMdcOnEveryTurnAllocatesNothingPerMessage() throws Exception {
+        assertZeroAllocation(Extra.MDC_EVERY_TURN, null);
     }
 
     /**
@@ -107,7 +128,7 @@ class AllocationTest {
     @Test
     void pingPongWithAnInstrumentationThatTracesNothingAllocatesNothingPerMessage() throws Exception {
         final UntracedInstrumentation instrumentation = new UntracedInstrumentation();
-        assertZeroAllocation(false, instrumentation);
+        assertZeroAllocation(Extra.NONE, instrumentation);
         // every measured tell asked it (and the warm-up ones): the hook is on the path that was measured
         assertThat(instrumentation.sends.get()).isGreaterThanOrEqualTo(MEASURED);
     }
@@ -236,16 +257,17 @@ class AllocationTest {
     }
 
     @SuppressWarnings("unchecked")
-    private void assertZeroAllocation(boolean timers, dev.troupe.actor.MessageInstrumentation instrumentation) throws Exception {
+    private void assertZeroAllocation(Extra extra, dev.troupe.actor.MessageInstrumentation instrumentation) throws Exception {
         system = ActorSystem.create("alloc", ActorSystemSettings.builder()
             .defaultDispatcher(DispatcherSettings.of("default").withThreads(2))
             .allocationAttribution(true)
+            .mdcEveryTurn(extra == Extra.MDC_EVERY_TURN)
             .daemonThreads(true)
             .instrumentation(instrumentation)
             .build());
         final Round round = new Round();
         final ActorRef<Msg>[] pingerRef = new ActorRef[1];
-        final ActorRef<Msg> ponger = system.spawn(ponger(pingerRef, timers), "ponger");
+        final ActorRef<Msg> ponger = system.spawn(ponger(pingerRef, extra), "ponger");
         pingerRef[0] = system.spawn(pinger(ponger, round), "pinger");
 
         for (int i = 0; i < 3; i++) {
@@ -267,7 +289,7 @@ class AllocationTest {
         }
         // Two messages per round trip: MEASURED counts pings and pongs together.
         final double perMessage = (double) total / MEASURED;
-        System.out.println("AllocationTest(timers=" + timers + ", instrumentation=" + (instrumentation != null) + "): " + total + " bytes over " + MEASURED
+        System.out.println("AllocationTest(" + extra + ", instrumentation=" + (instrumentation != null) + "): " + total + " bytes over " + MEASURED
             + " messages = " + perMessage + " B/message; by thread: " + perThread);
         assertThat(perMessage)
             .as("bytes per message over all threads (%d bytes in total: %s)", total, perThread)

@@ -79,7 +79,7 @@ class DeadLettersAndMetricsTest {
             assertThat(d.messagesProcessed()).isGreaterThanOrEqualTo(n + 1);
             assertThat(d.runs()).isPositive();
             assertThat(d.busyNanos()).isPositive().isLessThanOrEqualTo(d.elapsedNanos());
-            // Sampling is counted per actor, one schedule in sixteen: 10,000 messages at a quantum of
+            // Sampling is counted per actor, one schedule in 64: 10,000 messages at a quantum of
             // 64 are at least 157 schedules of the tracked actor, so a sample is certain.
             assertThat(d.mailboxWaitSamples()).isPositive();
             // The behavior allocated nothing, but each message was a 64-byte array allocated by this
@@ -134,9 +134,10 @@ class DeadLettersAndMetricsTest {
                 probe.ref().tell(m);
                 return Behaviors.same();
             }), "echo");
-            // One schedule in sixteen is timed, counted per actor; a tell that finds the actor still
-            // running does not schedule, but each round trip here finds it idle: the 16th is certain.
-            for (int i = 0; i < 2000 && sampled.getCount() > 0; i++) {
+            // One schedule in 64 is timed, counted per actor; a tell that finds the actor still running
+            // (the probe's reply can reach this thread before the echo's turn has ended) does not
+            // schedule it, so round trips go on until a sample comes, bounded.
+            for (int i = 0; i < 50_000 && sampled.getCount() > 0; i++) {
                 echo.tell("m");
                 probe.receiveMessage();
             }

@@ -118,33 +118,133 @@ class LoggingTest {
     record Seen(String path, String system, Map<String, String> threadMap) {
     }
 
+    private static Seen seen() {
+        return new Seen(MDC.get("troupePath"), MDC.get("troupeSystem"), threadMdcMap());
+    }
+
     @Test
-    void theMdcHoldsTheActorsPathAndSystemDuringItsTurnsAndIsGoneWhenTheThreadParks() throws Exception {
+    void anActorsFirstLogCallPutsItsPathAndSystemInTheMdcForTheRestOfTheTurnOnly() throws Exception {
         final TestProbe<Seen> probe = testKit.createTestProbe();
-        final Behavior<String> recording = Behaviors.receive((ctx, m) -> {
+        final Behavior<String> logging = Behaviors.receive((ctx, m) -> {
             ctx.log().info("turn of {}", m);
             LoggerFactory.getLogger("some.service").info("service call for {}", m);
-            probe.ref().tell(new Seen(MDC.get("troupePath"), MDC.get("troupeSystem"), threadMdcMap()));
+            probe.ref().tell(seen());
             return Behaviors.same();
         });
-        final ActorRef<String> a = testKit.spawn(recording, "mdc-a");
-        final ActorRef<String> b = testKit.spawn(recording, "mdc-b");
+        final Behavior<String> silent = Behaviors.receive((ctx, m) -> {
+            // a service the actor calls logs, but the actor itself does not
+            LoggerFactory.getLogger("some.service").info("silent service call for {}", m);
+            probe.ref().tell(seen());
+            return Behaviors.same();
+        });
+        final ActorRef<String> a = testKit.spawn(logging, "mdc-a");
+        final ActorRef<String> b = testKit.spawn(silent, "mdc-b");
         a.tell("a");
         final Seen seenA = probe.receiveMessage();
         b.tell("b");
         final Seen seenB = probe.receiveMessage();
-        // each turn has its own actor's entries, on the one dispatcher thread they share
+        // after its own log call the actor's entries are there, for its logger and any other
         assertThat(seenA.path()).isEqualTo(a.path().toString());
-        assertThat(seenB.path()).isEqualTo(b.path().toString());
         assertThat(seenA.system()).isEqualTo("logging");
-        assertThat(seenB.threadMap()).isSameAs(seenA.threadMap());
-        // on the actor's own logger and on any other logger of the turn
         for (String text : List.of("turn of a", "service call for a")) {
             final ILoggingEvent e = event(text);
             assertThat(e.getMDCPropertyMap()).containsEntry("troupePath", a.path().toString()).containsEntry("troupeSystem", "logging");
         }
-        // once the dispatcher thread has run out of work and parks, the entries are gone from it
-        probe.awaitAssert(Duration.ofSeconds(5), () -> assertThat(seenB.threadMap()).doesNotContainKeys("troupePath", "troupeSystem"));
+        // the next turn on the same (only) dispatcher thread does not inherit them: they went with a's turn
+        assertThat(seenB.threadMap()).isSameAs(seenA.threadMap());
+        assertThat(seenB.path()).isNull();
+        assertThat(seenB.system()).isNull();
+        assertThat(event("silent service call for b").getMDCPropertyMap()).doesNotContainKeys("troupePath", "troupeSystem");
+        probe.awaitAssert(Duration.ofSeconds(5), () -> assertThat(seenA.threadMap()).doesNotContainKeys("troupePath", "troupeSystem"));
+    }
+
+    @Test
+    void aLogCallWhoseLevelIsOffPutsNothingInTheMdc() {
+        final TestProbe<Seen> probe = testKit.createTestProbe();
+        final ActorRef<String> a = testKit.spawn(Behaviors.receive((ctx, m) -> {
+            ctx.log().trace("not logged: {}", m);
+            ctx.log().atTrace().log("not logged either");
+            probe.ref().tell(seen());
+            return Behaviors.same();
+        }), "mdc-off");
+        a.tell("x");
+        final Seen s = probe.receiveMessage();
+        assertThat(s.path()).isNull();
+        assertThat(messagesContaining("not logged")).isEmpty();
+    }
+
+    @Test
+    void theCallerOfAnActorsLogCallIsTheActorsOwnCode() {
+        final CallerAppender callers = new CallerAppender();
+        callers.start();
+        final Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        root.addAppender(callers);
+        try {
+            final TestProbe<String> probe = testKit.createTestProbe();
+            final ActorRef<String> a = testKit.spawn(Behaviors.receive((ctx, m) -> {
+                ctx.log().info("plain call {}", m);
+                ctx.log().atInfo().addArgument(m).log("fluent call {}");
+                ctx.log().warn("with a throwable", new IllegalStateException("boom"));
+                probe.ref().tell("done");
+                return Behaviors.same();
+            }), "mdc-caller");
+            a.tell("x");
+            probe.expectMessage("done");
+            for (String text : List.of("plain call x", "fluent call x", "with a throwable")) {
+                assertThat(callers.callerOf(text)).as(text).isEqualTo(LoggingTest.class.getName());
+            }
+            assertThat(event("with a throwable").getThrowableProxy().getMessage()).isEqualTo("boom");
+            assertThat(event("fluent call x").getMDCPropertyMap()).containsEntry("troupePath", a.path().toString());
+        } finally {
+            root.detachAppender(callers);
+        }
+    }
+
+    /** Reads each event's caller when it is appended, on the logging thread (Logback computes it lazily from the stack). */
+    static final class CallerAppender extends ch.qos.logback.core.AppenderBase<ILoggingEvent> {
+        private final Map<String, String> callers = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override
+        protected void append(ILoggingEvent e) {
+            final StackTraceElement[] data = e.getCallerData();
+            callers.put(e.getFormattedMessage(), data.length == 0 ? "?" : data[0].getClassName());
+        }
+
+        String callerOf(String message) {
+            return callers.get(message);
+        }
+    }
+
+    @Test
+    void withTheMdcOnEveryTurnAnActorThatDoesNotLogHasItToo() throws Exception {
+        final ActorTestKit everyTurn = ActorTestKit.create("every-turn", ActorSystemSettings.builder()
+            .defaultDispatcher(DispatcherSettings.of("default").withThreads(1).withIdleStrategy(10, 2, Duration.ofMillis(20)))
+            .mdcEveryTurn(true)
+            .daemonThreads(true)
+            .build());
+        try {
+            final TestProbe<Seen> probe = everyTurn.createTestProbe();
+            final Behavior<String> silent = Behaviors.receiveMessage(m -> {
+                LoggerFactory.getLogger("some.service").info("every-turn service call for {}", m);
+                probe.ref().tell(seen());
+                return Behaviors.same();
+            });
+            final ActorRef<String> a = everyTurn.spawn(silent, "mdc-a");
+            final ActorRef<String> b = everyTurn.spawn(silent, "mdc-b");
+            a.tell("a");
+            final Seen seenA = probe.receiveMessage();
+            b.tell("b");
+            final Seen seenB = probe.receiveMessage();
+            assertThat(seenA.path()).isEqualTo(a.path().toString());
+            assertThat(seenB.path()).isEqualTo(b.path().toString());
+            assertThat(seenA.system()).isEqualTo("every-turn");
+            assertThat(seenB.threadMap()).isSameAs(seenA.threadMap());
+            assertThat(event("every-turn service call for a").getMDCPropertyMap()).containsEntry("troupePath", a.path().toString());
+            // once the dispatcher thread has run out of work and parks, the entries are gone from it
+            probe.awaitAssert(Duration.ofSeconds(5), () -> assertThat(seenB.threadMap()).doesNotContainKeys("troupePath", "troupeSystem"));
+        } finally {
+            everyTurn.shutdownTestKit();
+        }
     }
 
     @Test

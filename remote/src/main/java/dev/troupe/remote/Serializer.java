@@ -17,8 +17,9 @@ import org.agrona.MutableDirectBuffer;
  * should allocate nothing in {@code write} and nothing but the message in {@code read}.
  *
  * <p>A message may hold {@code ActorRef}s: write each with {@link RefWriter#idOf} (an int that
- * names the ref on this association) and read it back with {@link RefResolver#resolve}. Never
- * write a ref's path text yourself.
+ * names the ref on this association; {@link #writeRef} writes it as 4 bytes) and read it back with
+ * {@link RefResolver#resolve} ({@link #readRef}). Never write a ref's path text yourself. Strings
+ * and varints: {@link BinaryCodec}.
  *
  * @param <T> the message type
  */

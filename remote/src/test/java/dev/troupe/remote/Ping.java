@@ -1,7 +1,6 @@
 package dev.troupe.remote;
 
 import dev.troupe.actor.ActorRef;
-import dev.troupe.remote.internal.BuiltInSerializers;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -28,7 +27,7 @@ public record Ping(long seq, ActorRef<Pong> replyTo) {
 
         @Override
         public Ping read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
-            return new Ping(buffer.getLong(offset, ByteOrder.BIG_ENDIAN), BuiltInSerializers.readRef(buffer, offset + 8, refs));
+            return new Ping(buffer.getLong(offset, ByteOrder.BIG_ENDIAN), Serializer.readRef(buffer, offset + 8, refs));
         }
     };
 

@@ -83,7 +83,11 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
     private static final DeadLetterReason[] REASONS = DeadLetterReason.values();
 
     /** One turn in this many is timed for the metrics: two clock reads per sampled turn. */
-    private static final int SAMPLE_MASK = 15;
+    private static final int SAMPLE_MASK = 63;
+    /** One timed turn in this many also attributes its allocation (see {@link #allocationSample}). */
+    static final int ALLOCATION_SAMPLE_EVERY = 4;
+    /** The schedule-count bits above {@link #SAMPLE_MASK}'s that pick the allocation samples among the timed turns. */
+    private static final int ALLOCATION_SAMPLE_MASK = (SAMPLE_MASK + 1) * ALLOCATION_SAMPLE_EVERY - 1;
 
     final SystemRuntime runtime;
     /** The parent; null for the root guardian. */
@@ -324,11 +328,12 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
         final long start = beginSample(waitStart);
         // Allocation attribution: sampled turns on dispatcher threads only (a virtual turn cannot read
         // its own allocation, see AllocationMetrics). Two thread-counter reads per sampled turn.
-        final AllocationLedger ledger = runtime.metrics.allocationLedger;
-        final AllocationTable alloc = start != 0 && thread != null && ledger != null ? thread.allocationTable(ledger) : null;
+        final AllocationTable alloc = start != 0 && thread != null ? allocationSample(thread) : null;
         final long allocBefore = alloc != null ? alloc.begin() : 0;
-        // Logging context: once per turn, and only when an MDC adapter that keeps values is bound.
-        final ActorMdc mdc = runtime.mdc;
+        // Logging context: on a dispatcher thread at the start of the turn only when asked for every
+        // turn; by default the actor's logger puts it on the turn's first log call (ActorMdc), so
+        // this is one null test. Turns elsewhere (virtual, inline) always get it, around the turn.
+        final ActorMdc mdc = thread != null ? runtime.everyTurnMdc : runtime.mdc;
         ActorMdc.Previous mdcBefore = null;
         if (mdc != null) {
             if (thread != null) {
@@ -345,7 +350,7 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
             processSystemMessages();
         }
         if (state == RUNNING) {
-            n = processMailbox(alloc);
+            n = processMailbox(alloc, thread);
         }
         if (state >= TERMINATED) {
             drainTerminated();
@@ -356,9 +361,29 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
         endTurn(thread, n, start, waitStart);
         if (mdcBefore != null) {
             mdcBefore.restore();
+        } else if (thread != null && thread.mdcCell != null) {
+            // A log call of this turn put the actor's MDC entries: they go with the turn.
+            ActorMdc.afterTurn(thread);
         }
         release();
         return n;
+    }
+
+    /**
+     * Allocation attribution reads the thread's allocated bytes twice (two calls into the JVM, far
+     * dearer than the clock reads of a timing sample), so it takes one timing sample in
+     * {@link #ALLOCATION_SAMPLE_EVERY}: one turn in 256 of this actor. The count is the actor's own
+     * schedule count, so which turns are sampled does not depend on what else the thread runs.
+     *
+     * @param thread the dispatcher thread of a turn sampled for timing
+     * @return the thread's allocation table when this turn is also sampled for allocation, else null
+     */
+    private AllocationTable allocationSample(DispatcherThread thread) {
+        final AllocationLedger ledger = runtime.metrics.allocationLedger;
+        if (ledger == null || ((status >>> 1) & ALLOCATION_SAMPLE_MASK) != 0) {
+            return null;
+        }
+        return thread.allocationTable(ledger);
     }
 
     /** @return the sample's start time, or 0 when this turn is not sampled */
@@ -422,8 +447,11 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
         a.create();
     }
 
-    /** @param alloc the table of a turn sampled for allocation, else null: then the loop only tests it */
-    private int processMailbox(AllocationTable alloc) {
+    /**
+     * @param alloc the table of a turn sampled for allocation, else null: then the loop only tests it
+     * @param thread the dispatcher thread, or null for a turn elsewhere
+     */
+    private int processMailbox(AllocationTable alloc, DispatcherThread thread) {
         final ActorLifecycle<T> a = actor();
         final int throughput = dispatcher.throughput;
         noteBacklog();
@@ -436,6 +464,12 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
             if (m == null) {
                 if (trimCheckWanted()) {
                     scheduleMailboxTrim();
+                }
+                if (thread != null && wantsIdleListing()) {
+                    // The queue ran dry with the first ring still there: the thread gives it back if
+                    // the actor stays idle (IdleRings). Once listed, a busy actor costs one flag test.
+                    idleListed();
+                    thread.idleRings.add(this);
                 }
                 break;
             }
@@ -507,6 +541,41 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
                 runtime.metrics.tracked.remove(view);
             }
         }
+    }
+
+    // =====================================================================================
+    // Giving an idle actor's first ring back (IdleRings, on a dispatcher thread with nothing to run)
+    // =====================================================================================
+
+    /** @return the schedule count while the actor is idle, or -1 while it is scheduled or running; any thread */
+    int idleScheduleCount() {
+        final int s = status;
+        return (s & SCHEDULED) != 0 ? -1 : s >>> 1;
+    }
+
+    /**
+     * Takes the scheduling status from idle at schedule count {@code count} without counting a
+     * schedule, so that this thread is the mailbox's only consumer, gives the first ring back if the
+     * queue is empty, and lets go of the status the way a turn does (scheduling the actor if a
+     * message or system message arrived meanwhile).
+     *
+     * @param count the schedule count the actor had when it was seen idle
+     * @return false if the actor was scheduled since (then nothing was done)
+     */
+    boolean giveBackIdleRing(int count) {
+        final int idle = count << 1;
+        if (!STATUS.compareAndSet(this, idle, idle | SCHEDULED)) {
+            return false;
+        }
+        final boolean given = giveBackIdleRing();
+        STATUS.setVolatile(this, idle);
+        // As in release(): the volatile write and the queue reads are ordered with a producer's
+        // offer-then-CAS, so either its CAS succeeds or we see its message here.
+        if (hasRunnableWork() && STATUS.compareAndSet(this, idle, idle + SCHEDULE)) {
+            scheduledAt = 0;
+            dispatcher.executeFair(this);
+        }
+        return given;
     }
 
     // =====================================================================================

@@ -83,10 +83,20 @@ final class ActorContextImpl<T> implements ActorContext<T>, BehaviorHost<T> {
     public Logger log() {
         Logger l = log;
         if (l == null) {
-            l = LoggerFactory.getLogger(interpreter.definingClassName());
+            l = newLogger();
             log = l;
         }
         return l;
+    }
+
+    /**
+     * The logger, and where an MDC adapter keeps values, the wrapper that puts the actor's MDC
+     * entries before its first enabled call of a turn ({@link ActorMdc}).
+     */
+    private Logger newLogger() {
+        final Logger named = LoggerFactory.getLogger(interpreter.definingClassName());
+        final ActorMdc mdc = cell.runtime.mdc;
+        return mdc == null ? named : new ActorLogger(named, cell, mdc);
     }
 
     // ---- children ----

@@ -74,10 +74,14 @@ public final class DispatcherThread extends Thread {
     /** Tasks to run when the current turn ends (see {@link #runAtEndOfTurn}); this thread only. */
     private final Runnable[] endOfTurn = new Runnable[END_OF_TURN_TASKS];
     private int endOfTurnCount;
+    /** The actors this thread ran whose first ring may go once they stay idle; this thread only. */
+    final IdleRings idleRings = new IdleRings();
     /** This thread's sampled allocation by behavior and message type, made by the first sampled turn; this thread only. */
     private AllocationTable allocation;
-    /** Whether a turn left its MDC entries on this thread; they are removed once it is still idle after a park ({@link ActorMdc}). This thread only. */
+    /** Whether an every-turn MDC left its entries on this thread; they are removed once it is still idle after a park ({@link ActorMdc}). This thread only. */
     boolean mdcSet;
+    /** The actor a log call of the current turn put the MDC entries for, removed when the turn ends ({@link ActorMdc}); else null. This thread only. */
+    ActorCell<?> mdcCell;
     @SuppressWarnings("unused")
     private long p11, p12, p13, p14, p15, p16, p17, p18;
 
@@ -110,10 +114,16 @@ public final class DispatcherThread extends Thread {
                 runNext = null;
                 if (++streak > RUN_NEXT_LIMIT) {
                     // A chain of actors handing work to each other must not keep this thread from
-                    // the shared queue forever: after a while the chain goes to the back of the line.
+                    // the shared queue forever: after a while the chain goes to the back of the line,
+                    // but only when something waits there. With nothing queued, putting the chain in
+                    // the queue only to take it back out woke a parked thread for nothing (a futex
+                    // call on this thread every 64 hops of a lone ping-pong: a sixth of its time).
                     streak = 0;
-                    d.enqueue(cell);
-                    cell = d.poll();
+                    final ActorCell<?> waiting = d.poll();
+                    if (waiting != null) {
+                        d.enqueue(cell);
+                        cell = waiting;
+                    }
                 }
             } else {
                 streak = 0;
@@ -174,6 +184,14 @@ public final class DispatcherThread extends Thread {
                             ActorMdc.clear();
                         }
                         parkedAt = now;
+                    }
+                    if (idleRings.size() != 0) {
+                        // Out of work: give back the first rings of actors that stayed idle a whole
+                        // pass; stops as soon as work is queued. A clock read only with actors listed.
+                        idleRings.step(System.nanoTime(), this);
+                        if (hasWorkWaiting()) {
+                            continue;
+                        }
                     }
                     if (spinner) {
                         // Released before parking: park() re-checks the queue after announcing
@@ -271,6 +289,11 @@ public final class DispatcherThread extends Thread {
                 System.getLogger(DispatcherThread.class.getName()).log(System.Logger.Level.WARNING, "an end-of-turn task failed", e);
             }
         }
+    }
+
+    /** @return whether a cell waits for this thread (its run-next slot or the shared queue); this thread only */
+    boolean hasWorkWaiting() {
+        return runNext != null || dispatcher.hasWork();
     }
 
     /**

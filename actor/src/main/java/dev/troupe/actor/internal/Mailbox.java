@@ -114,7 +114,7 @@ class Mailbox {
     // ---- trimming, the consumer only ----
     /** The largest backlog seen at the start of a turn since the last trim check. */
     private int peak;
-    /** {@link #TRIM_ARMED} and {@link #GREW}. */
+    /** {@link #TRIM_ARMED}, {@link #GREW} and {@link #IDLE_LISTED}. */
     private byte trimFlags;
     /** A trim decided on, done the next time the queue is found empty: log2 of the ring to keep plus 1, 0 for no ring; -1 for none. */
     private byte trimTo = -1;
@@ -123,6 +123,8 @@ class Mailbox {
     private static final int TRIM_ARMED = 1;
     /** The ring grew since the last trim check. */
     private static final int GREW = 2;
+    /** In a dispatcher thread's {@link IdleRings}: its initial ring goes once it has been idle a whole pass. */
+    private static final int IDLE_LISTED = 4;
 
     /**
      * @param bound the most messages waiting, 0 for unbounded
@@ -351,6 +353,11 @@ class Mailbox {
         return b == null ? 0 : b.length - 1;
     }
 
+    /** @return the ring the consumer is on, or null (tests: whether a ring was replaced; approximate from other threads) */
+    final Object ring() {
+        return C_BUFFER.getAcquire(this);
+    }
+
     // =====================================================================================
     // Giving memory back (the consumer)
     // =====================================================================================
@@ -376,7 +383,7 @@ class Mailbox {
             return false;
         }
         // The backlog that grew the ring has drained: the check looks at what comes after it.
-        trimFlags = TRIM_ARMED;
+        trimFlags = (byte) ((trimFlags & IDLE_LISTED) | TRIM_ARMED);
         peak = 0;
         return true;
     }
@@ -396,7 +403,7 @@ class Mailbox {
         final int seen = peak;
         final boolean grew = (trimFlags & GREW) != 0;
         peak = 0;
-        trimFlags = 0;
+        trimFlags &= IDLE_LISTED;
         final Object[] ring = consumerBuffer;
         final int capacity = ring == null ? 0 : ring.length - 1;
         if (!grew && capacity > 0) {
@@ -406,10 +413,48 @@ class Mailbox {
             }
         }
         if (grown()) {
-            trimFlags = TRIM_ARMED;
+            trimFlags |= TRIM_ARMED;
             return true;
         }
         return false;
+    }
+
+    /**
+     * Whether a turn that just found the queue empty should put this mailbox on its thread's
+     * {@link IdleRings}: it has its initial ring and is not listed yet. Consumer only; one flag
+     * test in the usual case (a busy actor stays listed).
+     */
+    final boolean wantsIdleListing() {
+        return (trimFlags & IDLE_LISTED) == 0 && consumerBuffer != null && !grown();
+    }
+
+    /** Notes that the mailbox is on an {@link IdleRings} list. Consumer only. */
+    final void idleListed() {
+        trimFlags |= IDLE_LISTED;
+    }
+
+    /**
+     * Gives the initial ring back if the queue is empty: the mailbox returns to the no-ring state of
+     * an actor that was never told anything, and the next message installs a ring again. Called by
+     * whoever holds the actor's scheduling status (the consumer's role) on behalf of
+     * {@link IdleRings}; the mailbox leaves the list either way. A grown ring is left to the trim
+     * checks.
+     *
+     * @return whether the ring went
+     */
+    final boolean giveBackIdleRing() {
+        trimFlags &= ~IDLE_LISTED;
+        if (consumerBuffer == null || grown() || !isEmpty()) {
+            return false;
+        }
+        trimTo = 0;
+        trimNow(consumerIndex);
+        if (trimTo == 0) {
+            // A producer got in first: the queue is not empty any more, nothing to give back.
+            trimTo = -1;
+            return false;
+        }
+        return true;
     }
 
     /**

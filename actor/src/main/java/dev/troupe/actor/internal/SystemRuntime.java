@@ -56,8 +56,10 @@ public final class SystemRuntime implements ActorSystemSpi {
     final Dispatchers dispatchers;
     final TimerService timers;
     final SystemMetricsImpl metrics;
-    /** The MDC of the actors' turns; null when the bound MDC adapter keeps nothing (then turns skip it). */
+    /** The MDC of the actors' turns; null when the bound MDC adapter keeps nothing (then actors' loggers skip it). */
     final ActorMdc mdc;
+    /** {@link #mdc} when every turn puts its entries, else null: the turn loop's one test. */
+    final ActorMdc everyTurnMdc;
     /** Tracing and observation hooks; null (the default) means every message path skips them with one field read. */
     final MessageInstrumentation instrumentation;
     private final ActorCell<Object> root;
@@ -100,7 +102,8 @@ public final class SystemRuntime implements ActorSystemSpi {
         this.dispatchers = new Dispatchers(this, name, settings);
         this.timers = new TimerService(name, settings.timerTick(), settings.timerTicksPerWheel(), settings.daemonThreads());
         this.metrics = new SystemMetricsImpl(name, dispatchers, deadLetters, settings.allocationAttribution());
-        this.mdc = ActorMdc.create(name);
+        this.mdc = ActorMdc.create(name, settings.mdcEveryTurn());
+        this.everyTurnMdc = mdc != null && mdc.everyTurn ? mdc : null;
         this.instrumentation = settings.instrumentation();
         this.root = ActorCell.createRoot(this, rootPath);
         this.userGuardian = root.children().spawnGuardian("user");
@@ -325,7 +328,10 @@ public final class SystemRuntime implements ActorSystemSpi {
     public ActorPath newTempPath() {
         String name;
         do {
-            name = "$" + Long.toUnsignedString(tempNames.nextLong(), 36);
+            // Base 32, not 36: the JDK renders an unsigned long in a power-of-two radix directly, in
+            // any other through a BigInteger (about a kilobyte of garbage per ask for the half of
+            // the names whose top bit is set).
+            name = "$" + Long.toUnsignedString(tempNames.nextLong(), 32);
         } while (temps.containsKey(name));
         return tempPath.child(name);
     }

@@ -19,7 +19,7 @@ import java.util.List;
  * only) are not attributed.
  *
  * <p>Since the counts come from sampled turns, {@code bytes / messages} of a row is its bytes per
- * message, while the totals are about a sixteenth of the real ones.
+ * message, while the totals are about a 256th of the real ones (one turn in 256 of each actor is sampled).
  *
  * <p>Not covered: turns on a virtual dispatcher (the JVM counts a virtual thread's allocation on its
  * carrier thread and reports -1 to the virtual thread itself, so a turn cannot read its own), and

@@ -22,12 +22,12 @@ class ActorMdcTest {
         assertThat(ActorMdc.keepsValues(null)).isFalse();
         // the test class path has Logback, whose adapter keeps values
         assertThat(ActorMdc.keepsValues(MDC.getMDCAdapter())).isTrue();
-        assertThat(ActorMdc.create("sys")).isNotNull();
+        assertThat(ActorMdc.create("sys", false)).isNotNull();
     }
 
     @Test
     void aTurnOffTheDispatcherThreadsPutsBackTheEntriesOfTheTurnAroundIt() {
-        final ActorMdc mdc = ActorMdc.create("sys");
+        final ActorMdc mdc = ActorMdc.create("sys", false);
         final ActorPath outer = ActorPath.root("sys").child("user").child("outer");
         final ActorPath inner = ActorPath.root("sys").child("user").child("inner");
         // an actor's turn on this thread (as if it were a dispatcher thread) ...

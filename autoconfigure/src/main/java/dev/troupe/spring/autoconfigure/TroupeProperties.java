@@ -70,6 +70,8 @@ public class TroupeProperties implements Validator {
 
     private final Metrics metrics = new Metrics();
 
+    private final Logging logging = new Logging();
+
     private final Observations observations = new Observations();
 
     private final Health health = new Health();
@@ -134,6 +136,10 @@ public class TroupeProperties implements Validator {
         return shutdown;
     }
 
+    public Logging getLogging() {
+        return logging;
+    }
+
     public Metrics getMetrics() {
         return metrics;
     }
@@ -168,7 +174,8 @@ public class TroupeProperties implements Validator {
             .timerWheel(timer.tick, timer.ticksPerWheel)
             .deadLetters(deadLetters.sampleSize, deadLetters.logLimit, deadLetters.logInterval)
             .daemonThreads(daemonThreads)
-            .allocationAttribution(metrics.allocationAttribution);
+            .allocationAttribution(metrics.allocationAttribution)
+            .mdcEveryTurn(logging.mdcEveryTurn);
         for (Map.Entry<String, Dispatcher> e : dispatchers.entrySet()) {
             builder.dispatcher(e.getValue().toSettings(e.getKey()));
         }
@@ -219,6 +226,9 @@ public class TroupeProperties implements Validator {
                 + ") must be below troupe.health.mailbox-backlog-threshold (" + health.mailboxBacklogThreshold + ")");
         }
         positive(health.stallTimeout, "troupe.health.stall-timeout", p);
+        if (health.internalErrorWindow == null || health.internalErrorWindow.isNegative()) {
+            p.add("troupe.health.internal-error-window must not be negative, was " + health.internalErrorWindow);
+        }
         positive(endpoint.largestMailboxes, "troupe.endpoint.largest-mailboxes", p);
         positive(endpoint.maxPageSize, "troupe.endpoint.max-page-size", p);
         return p;
@@ -451,6 +461,27 @@ public class TroupeProperties implements Validator {
         }
     }
 
+    /** The actors' logging context. */
+    public static class Logging {
+
+        /**
+         * Whether every turn of an actor puts troupePath and troupeSystem in the MDC, so that
+         * loggers the actor reaches without logging itself (a service it calls) see them too.
+         * Costs two MDC writes per turn. By default an actor's own logger (ctx.log()) puts them
+         * at its first enabled call of a turn, for the rest of that turn, and an actor that does
+         * not log pays nothing.
+         */
+        private boolean mdcEveryTurn = false;
+
+        public boolean isMdcEveryTurn() {
+            return mdcEveryTurn;
+        }
+
+        public void setMdcEveryTurn(boolean mdcEveryTurn) {
+            this.mdcEveryTurn = mdcEveryTurn;
+        }
+    }
+
     /** Micrometer observations and tracing of messages and asks. */
     public static class Observations {
 
@@ -492,13 +523,15 @@ public class TroupeProperties implements Validator {
         private Duration refreshInterval = Duration.ofSeconds(5);
 
         /**
-         * Whether to record sampled processing times into a histogram
-         * (troupe.processing.sampled) that can publish percentiles.
+         * Whether to record sampled processing times into the troupe.processing.sampled timer
+         * (count, total and max per dispatcher). Its percentile histogram is off, as for every
+         * Micrometer timer, unless
+         * management.metrics.distribution.percentiles-histogram.troupe.processing.sampled=true.
          */
         private boolean histogram = true;
 
         /**
-         * Whether the sampled turns (about one in 16 per actor) read their thread's allocated
+         * Whether the sampled turns (one in 256 per actor) read their thread's allocated
          * bytes and attribute them to the behavior and message type: the
          * troupe.allocation.bytes and troupe.allocation.messages meters and the
          * /actuator/troupe/allocation endpoint. Costs two thread-counter reads per sampled turn
@@ -569,7 +602,15 @@ public class TroupeProperties implements Validator {
         private Duration stallTimeout = Duration.ofSeconds(10);
 
         /**
-         * Whether the indicator is part of the 'readiness' health group.
+         * How long the troupeRemote indicator reports DOWN after it saw a connection to or from
+         * another node fail with an internal error (frames rejected as internal-error); 0 turns
+         * the check off.
+         */
+        private Duration internalErrorWindow = Duration.ofMinutes(1);
+
+        /**
+         * Whether the Troupe indicators (troupe, troupeRemote, troupeCluster) are part of the
+         * 'readiness' health group.
          */
         private boolean readiness = true;
 
@@ -604,6 +645,14 @@ public class TroupeProperties implements Validator {
 
         public void setStallTimeout(Duration stallTimeout) {
             this.stallTimeout = stallTimeout;
+        }
+
+        public Duration getInternalErrorWindow() {
+            return internalErrorWindow;
+        }
+
+        public void setInternalErrorWindow(Duration internalErrorWindow) {
+            this.internalErrorWindow = internalErrorWindow;
         }
 
         public boolean isReadiness() {
@@ -660,10 +709,11 @@ public class TroupeProperties implements Validator {
 
         /**
          * Whether a controller's ask that times out answers 504 (503 when the actor's node is
-         * unreachable) with a problem detail naming the actor and the timeout. Defaults to
-         * spring.mvc.problemdetails.enabled or spring.webflux.problemdetails.enabled.
+         * unreachable) with a problem detail naming the actor and the timeout, instead of a 500
+         * logged as an error. On unless set to false, whatever spring.mvc.problemdetails.enabled
+         * says.
          */
-        private Boolean enabled;
+        private Boolean enabled = true;
 
         public Boolean getEnabled() {
             return enabled;

@@ -232,7 +232,7 @@ public class TroupeEndpoint {
     }
 
     /**
-     * Allocation in the sampled turns (about one in 16 per actor) by behavior and message type.
+     * Allocation in the sampled turns (one in 256 per actor) by behavior and message type.
      *
      * @param enabled whether attribution is on ({@code troupe.metrics.allocation-attribution})
      * @param sampledBytes bytes allocated in all sampled turns

@@ -60,8 +60,8 @@ class TroupeEndpointAutoConfigurationTests {
             final TroupeEndpoint endpoint = context.getBean(TroupeEndpoint.class);
             final java.util.concurrent.atomic.AtomicInteger processed = new java.util.concurrent.atomic.AtomicInteger();
             final ActorRef<Object> ref = system.spawn(Allocator.create(processed), "allocator");
-            for (int i = 0; i < 1600; i++) {
-                ref.tell(i % 3 == 0 ? new Allocator.Chunk(i) : Allocator.Nothing.NOTHING); // period 3: the sampled turns (every 16th) see both
+            for (int i = 0; i < 25_600; i++) {
+                ref.tell(i % 3 == 0 ? new Allocator.Chunk(i) : Allocator.Nothing.NOTHING); // period 3: the sampled turns (every 256th) see both
             }
             dev.troupe.actor.testkit.ActorTestKit.awaitAssert(java.time.Duration.ofSeconds(30), () -> {
                 final TroupeEndpoint.AllocationReport r = (TroupeEndpoint.AllocationReport) endpoint.section("allocation", null, null);

@@ -52,17 +52,17 @@ class TroupeMetricsAutoConfigurationTests {
             @SuppressWarnings("unchecked")
             final ActorRef<Counter.Command> counter = context.getBean("counterRef", ActorRef.class);
             final FunctionCounter counterProcessed = registry.get("troupe.actor.messages.processed").tags("actor", "counter").functionCounter();
-            for (int i = 0; i < 468; i++) {
+            for (int i = 0; i < 372; i++) {
                 counter.tell(new Counter.Increment());
             }
-            awaitAssert(Duration.ofSeconds(10), () -> assertThat(counterProcessed.count()).isEqualTo(468));
-            // Timings are sampled one turn in 16 of each actor. One message at a time, each sent only
-            // once the previous one is counted (after its turn's sample is recorded), makes 32 turns
+            awaitAssert(Duration.ofSeconds(10), () -> assertThat(counterProcessed.count()).isEqualTo(372));
+            // Timings are sampled one turn in 64 of each actor. One message at a time, each sent only
+            // once the previous one is counted (after its turn's sample is recorded), makes 128 turns
             // of one message each: no message is taken by a turn already running, so no sampled turn
             // is empty, and at least two carry a sample.
-            for (int i = 1; i <= 32; i++) {
+            for (int i = 1; i <= 128; i++) {
                 counter.tell(new Counter.Increment());
-                final int expected = 468 + i;
+                final int expected = 372 + i;
                 awaitAssert(Duration.ofSeconds(10), () -> assertThat(counterProcessed.count()).isEqualTo(expected));
             }
             for (int i = 0; i < 64; i++) {
@@ -75,7 +75,15 @@ class TroupeMetricsAutoConfigurationTests {
             awaitAssert(Duration.ofSeconds(10), () -> assertThat(system.metrics().liveActors()).isEqualTo(1));
             doomed.tell("too late");
 
-            // allocation series appear at a refresh once the sampled turns have rows
+            // allocation series appear at a refresh once the sampled turns have rows: one turn in 256 of
+            // an actor attributes its allocation, so a backlog of 300 turns of 64 messages makes some
+            final AtomicInteger churned = new AtomicInteger();
+            final ActorRef<Object> churn = system.spawn(Allocator.create(churned), "churn");
+            for (int i = 0; i < 300 * 64; i++) {
+                churn.tell(Allocator.Nothing.NOTHING);
+            }
+            awaitAssert(Duration.ofSeconds(30), () -> assertThat(system.metrics().allocation().rows())
+                .anyMatch(r -> r.behavior().equals(Allocator.class.getName())));
             context.getBean(TroupeMetrics.class).refresh();
             for (TroupeMeter meter : TroupeMeter.values()) {
                 if (meter.meterName().startsWith("troupe.remote.") || meter.meterName().startsWith("troupe.cluster.")) {
@@ -83,7 +91,7 @@ class TroupeMetricsAutoConfigurationTests {
                 }
                 assertThat(registry.find(meter.meterName()).meters()).as(meter.meterName()).isNotEmpty();
             }
-            assertThat(registry.get("troupe.actors.live").tag("system", "metered").gauge().value()).isEqualTo(1.0);
+            assertThat(registry.get("troupe.actors.live").tag("system", "metered").gauge().value()).isEqualTo(2.0); // counter, churn
             // A turn's counts are published as it ends, which may be just after the last reply arrived.
             awaitAssert(Duration.ofSeconds(10), () -> assertThat(counterProcessed.count()).isEqualTo(564));
             assertThat(registry.get("troupe.messages.processed").tags("system", "metered", "dispatcher", "default")
@@ -124,7 +132,7 @@ class TroupeMetricsAutoConfigurationTests {
 
     @Test
     void runShouldReadBytesPerMessageByBehaviorAndMessageType() {
-        // throughput 1: each message of a backlog is a turn of its own, so every 16th is sampled
+        // throughput 1: each message of a backlog is a turn of its own, so every 256th is sampled
         runner.withPropertyValues("troupe.default-dispatcher.throughput=1").run(context -> {
             final ActorSystem system = context.getBean(ActorSystem.class);
             final MeterRegistry registry = context.getBean(MeterRegistry.class);
@@ -160,9 +168,9 @@ class TroupeMetricsAutoConfigurationTests {
         });
     }
 
-    /** 1600 messages, a Chunk every third (the sampled 16th turns see both), then waits for {@code sampled} sampled messages in all. */
+    /** 25,600 messages, a Chunk every third (the sampled 256th turns see both), then waits for {@code sampled} sampled messages in all. */
     private static void sendChunksAndNothings(ActorSystem system, ActorRef<Object> ref, long sampled) {
-        for (int i = 0; i < 1600; i++) {
+        for (int i = 0; i < 25_600; i++) {
             ref.tell(i % 3 == 0 ? new Allocator.Chunk(i) : Allocator.Nothing.NOTHING);
         }
         awaitAssert(Duration.ofSeconds(30), () -> assertThat(system.metrics().allocation().rows().stream()
@@ -177,10 +185,11 @@ class TroupeMetricsAutoConfigurationTests {
             assertThat(system.settings().allocationAttribution()).isFalse();
             final AtomicInteger processed = new AtomicInteger();
             final ActorRef<Object> ref = system.spawn(Allocator.create(processed), "allocator");
-            for (int i = 0; i < 320; i++) {
+            // throughput 1: 1,024 turns, four of them would be sampled with attribution on
+            for (int i = 0; i < 1024; i++) {
                 ref.tell(new Allocator.Chunk(i));
             }
-            awaitAssert(Duration.ofSeconds(30), () -> assertThat(processed.get()).isEqualTo(320));
+            awaitAssert(Duration.ofSeconds(30), () -> assertThat(processed.get()).isEqualTo(1024));
             context.getBean(TroupeMetrics.class).refresh();
             assertThat(system.metrics().allocation().enabled()).isFalse();
             assertThat(context.getBean(MeterRegistry.class).find("troupe.allocation.bytes").meters()).isEmpty();

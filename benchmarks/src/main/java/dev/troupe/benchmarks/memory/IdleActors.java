@@ -30,8 +30,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.troupe.benchmarks.memory.IdleActors \
- *      [--actors 1000000] [--runs 3] [--systems troupe,pekko] [--anonymous] [--histogram 20]
+ *      [--actors 1000000] [--runs 3] [--systems troupe,pekko] [--anonymous] [--told] [--top-level] [--histogram 20]
  * </pre>
+ *
+ * <p>{@code --told} tells every child one message once all have started and measures after each
+ * has processed it and a few idle seconds more: an entity that was used and then left alone, the
+ * shape that decides how many entities a node holds. {@code --top-level} spawns Troupe's actors
+ * through {@code ActorSystem.spawn} from the main thread.
  *
  * <p>{@code --histogram N} prints, for each run, the N classes with the most live bytes while
  * the actors are alive (the JVM's own class histogram after a full collection), with instances
@@ -54,6 +59,8 @@ public final class IdleActors {
             final int actors = Integer.parseInt(args[2]);
             final boolean named = Boolean.parseBoolean(args[3]);
             histogramLines = Integer.parseInt(args[4]);
+            told = Boolean.parseBoolean(args[5]);
+            topLevel = Boolean.parseBoolean(args[6]);
             final Result r = system.equals("troupe") ? TroupeSide.measure(actors, named) : PekkoSide.measure(actors, named);
             System.out.println("RESULT " + r.bytesPerActor + " " + r.spawnsPerSecond);
             System.exit(0);
@@ -61,6 +68,8 @@ public final class IdleActors {
         int actors = 1_000_000;
         int runs = 3;
         boolean named = true;
+        boolean toldOne = false;
+        boolean top = false;
         int histogram = 0;
         List<String> systems = List.of("troupe", "pekko");
         for (int i = 0; i < args.length; i++) {
@@ -69,18 +78,21 @@ public final class IdleActors {
                 case "--runs" -> runs = Integer.parseInt(args[++i]);
                 case "--systems" -> systems = List.of(args[++i].split(","));
                 case "--anonymous" -> named = false;
+                case "--told" -> toldOne = true;
+                case "--top-level" -> top = true;
                 case "--histogram" -> histogram = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        System.out.printf(Locale.ROOT, "Idle actors: %,d %s children of one spawner, %d runs per system, %d processors, %s%n",
-            actors, named ? "named" : "anonymous", runs, Runtime.getRuntime().availableProcessors(), System.getProperty("java.runtime.version"));
+        System.out.printf(Locale.ROOT, "Idle actors: %,d %s children of one spawner%s, %d runs per system, %d processors, %s%n",
+            actors, named ? "named" : "anonymous", toldOne ? ", each told one message" : "", runs,
+            Runtime.getRuntime().availableProcessors(), System.getProperty("java.runtime.version"));
         final double[][] bytes = new double[systems.size()][runs];
         final double[][] rates = new double[systems.size()][runs];
         for (int run = 0; run < runs; run++) {
             for (int k = 0; k < systems.size(); k++) {
                 final int s = run % 2 == 0 ? k : systems.size() - 1 - k;
-                final double[] r = child(systems.get(s), actors, named, histogram);
+                final double[] r = child(systems.get(s), actors, named, histogram, toldOne, top);
                 bytes[s][run] = r[0];
                 rates[s][run] = r[1];
                 System.out.printf(Locale.ROOT, "  run %d %-6s %7.1f B/actor  %,12.0f spawns/s%n", run + 1, systems.get(s), r[0], r[1]);
@@ -98,11 +110,13 @@ public final class IdleActors {
         return c.length % 2 == 1 ? c[c.length / 2] : (c[c.length / 2 - 1] + c[c.length / 2]) / 2;
     }
 
-    private static double[] child(String system, int actors, boolean named, int histogram) throws IOException, InterruptedException {
+    private static double[] child(String system, int actors, boolean named, int histogram, boolean toldOne, boolean top)
+            throws IOException, InterruptedException {
         final String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         final List<String> cmd = new ArrayList<>(List.of(java, ADD_OPENS, "-Xms4g", "-Xmx4g", "-XX:+UseG1GC",
             "-cp", System.getProperty("java.class.path"), IdleActors.class.getName(), "--child", system,
-            Integer.toString(actors), Boolean.toString(named), Integer.toString(histogram)));
+            Integer.toString(actors), Boolean.toString(named), Integer.toString(histogram), Boolean.toString(toldOne),
+            Boolean.toString(top)));
         final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         double[] result = null;
         final StringBuilder output = new StringBuilder();
@@ -160,6 +174,40 @@ public final class IdleActors {
 
     /** Counts children whose setup has run; shared by both sides (one per JVM). */
     static final AtomicLong STARTED = new AtomicLong();
+    /** Counts the messages the children processed ({@code --told}). */
+    static final AtomicLong PROCESSED = new AtomicLong();
+    /** The one message every child is told with {@code --told}. */
+    static final Object TICK = new Object();
+    /** Whether each child is told one message after it started, and the reading waits until it has been processed and a while after. */
+    static boolean told;
+    /**
+     * Whether Troupe's actors are spawned from outside through {@code ActorSystem.spawn} (top-level,
+     * under {@code /user}) instead of by a spawner actor; Pekko's are spawned by its guardian either way.
+     */
+    static boolean topLevel;
+
+    /**
+     * With {@code --told}: tells every child {@link #TICK}, waits until each has processed it, then
+     * waits a further few seconds, as an entity that was used once and then left alone.
+     */
+    static void tellEachOnce(Object[] refs, java.util.function.BiConsumer<Object, Object> tell) throws InterruptedException {
+        if (!told) {
+            return;
+        }
+        PROCESSED.set(0);
+        for (Object ref : refs) {
+            tell.accept(ref, TICK);
+        }
+        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (PROCESSED.get() < refs.length) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("only " + PROCESSED.get() + " of " + refs.length + " messages processed within 5 minutes");
+            }
+            Thread.sleep(1);
+        }
+        // Idle for longer than any give-back interval of either runtime.
+        Thread.sleep(3_000);
+    }
 
     static long usedHeapAfterGc() {
         long used = Long.MAX_VALUE;
@@ -195,7 +243,10 @@ public final class IdleActors {
 
     /** Troupe: a spawner actor spawns the children through {@code ActorContext}. */
     static final class TroupeSide {
-        private static final dev.troupe.actor.Behavior<Object> IDLE = dev.troupe.actor.Behaviors.receiveMessage(m -> dev.troupe.actor.Behaviors.same());
+        private static final dev.troupe.actor.Behavior<Object> IDLE = dev.troupe.actor.Behaviors.receiveMessage(m -> {
+            PROCESSED.incrementAndGet();
+            return dev.troupe.actor.Behaviors.same();
+        });
         private static final dev.troupe.actor.Behavior<Object> CHILD = dev.troupe.actor.Behaviors.setup(ctx -> {
             STARTED.incrementAndGet();
             return IDLE;
@@ -204,6 +255,7 @@ public final class IdleActors {
         record Spawn(int count, String[] names, Object[] refs, CountDownLatch spawned) {
         }
 
+        @SuppressWarnings("unchecked")
         static Result measure(int actors, boolean named) throws Exception {
             final dev.troupe.actor.ActorSystem system = dev.troupe.actor.ActorSystem.create("idle");
             final dev.troupe.actor.ActorRef<Spawn> spawner = system.spawn(dev.troupe.actor.Behaviors.receive((ctx, m) -> {
@@ -220,10 +272,17 @@ public final class IdleActors {
             STARTED.set(0);
             final CountDownLatch spawned = new CountDownLatch(1);
             final long t0 = System.nanoTime();
-            spawner.tell(new Spawn(actors, names, refs, spawned));
-            spawned.await();
+            if (topLevel) {
+                for (int i = 0; i < actors; i++) {
+                    refs[i] = names == null ? system.spawnAnonymous(CHILD) : system.spawn(CHILD, names[i]);
+                }
+            } else {
+                spawner.tell(new Spawn(actors, names, refs, spawned));
+                spawned.await();
+            }
             awaitStarted(actors);
             final long t1 = System.nanoTime();
+            tellEachOnce(refs, (ref, m) -> ((dev.troupe.actor.ActorRef<Object>) ref).tell(m));
             final long after = usedHeapAfterGc();
             final Result r = new Result((double) (after - before) / actors, actors / ((t1 - t0) / 1e9));
             printHistogram("troupe", actors);
@@ -249,7 +308,10 @@ public final class IdleActors {
     /** Pekko typed: the guardian spawns the children through its {@code ActorContext}. */
     static final class PekkoSide {
         private static final org.apache.pekko.actor.typed.Behavior<Object> IDLE =
-            org.apache.pekko.actor.typed.javadsl.Behaviors.receiveMessage(m -> org.apache.pekko.actor.typed.javadsl.Behaviors.same());
+            org.apache.pekko.actor.typed.javadsl.Behaviors.receiveMessage(m -> {
+                PROCESSED.incrementAndGet();
+                return org.apache.pekko.actor.typed.javadsl.Behaviors.same();
+            });
         private static final org.apache.pekko.actor.typed.Behavior<Object> CHILD = org.apache.pekko.actor.typed.javadsl.Behaviors.setup(ctx -> {
             STARTED.incrementAndGet();
             return IDLE;
@@ -258,6 +320,7 @@ public final class IdleActors {
         record Spawn(int count, String[] names, Object[] refs, CountDownLatch spawned) {
         }
 
+        @SuppressWarnings("unchecked")
         static Result measure(int actors, boolean named) throws Exception {
             final org.apache.pekko.actor.typed.ActorSystem<Spawn> system = org.apache.pekko.actor.typed.ActorSystem.create(
                 org.apache.pekko.actor.typed.javadsl.Behaviors.receive((ctx, m) -> {
@@ -283,6 +346,7 @@ public final class IdleActors {
             spawned.await();
             awaitStarted(actors);
             final long t1 = System.nanoTime();
+            tellEachOnce(refs, (ref, m) -> ((org.apache.pekko.actor.typed.ActorRef<Object>) ref).tell(m));
             final long after = usedHeapAfterGc();
             final Result r = new Result((double) (after - before) / actors, actors / ((t1 - t0) / 1e9));
             printHistogram("pekko", actors);

@@ -33,10 +33,26 @@ public final class TroupePingPongRig implements PingPongRig {
      * @param scenario the variant
      * @param allocationAttribution whether the system attributes sampled turns' allocation (the default is on)
      */
-    @SuppressWarnings("unchecked")
     public TroupePingPongRig(int pairs, Scenario scenario, boolean allocationAttribution) {
+        this(pairs, scenario, TroupeSystems.create("troupe-ping-pong", allocationAttribution));
+    }
+
+    /**
+     * The rig on a system made with {@code ActorSystemSettings.defaults()} and nothing else: only
+     * API every build of the runtime has had, so the local speed guard can run it on an older build.
+     *
+     * @param pairs the number of pairs, dividing {@link #ROUND_TRIPS_PER_BATCH}
+     * @param scenario the variant
+     * @return the rig
+     */
+    public static TroupePingPongRig withDefaults(int pairs, Scenario scenario) {
+        return new TroupePingPongRig(pairs, scenario, TroupeSystems.create("troupe-ping-pong"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private TroupePingPongRig(int pairs, Scenario scenario, ActorSystem system) {
         int roundTrips = PingPongRig.roundTripsPerPair(pairs);
-        this.system = TroupeSystems.create("troupe-ping-pong", allocationAttribution);
+        this.system = system;
         this.pingers = new ActorRef[pairs];
         for (int i = 0; i < pairs; i++) {
             ActorRef<PongerMessage> ponger = system.spawn(TroupePonger.create(scenario), "ponger-" + i);

@@ -1,18 +1,18 @@
 package dev.troupe.remote.internal;
 
-import dev.troupe.actor.ActorRef;
+import dev.troupe.remote.BinaryCodec;
 import dev.troupe.remote.Serializer;
 import dev.troupe.remote.SerializerRegistry;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 
 /**
  * The serializers every registry has, with their reserved ids. All write big-endian (network
  * order) so golden frames read the same on any machine; none allocates when writing. The
- * fixed-size ones refuse a payload of any other length (a deserialization failure).
+ * fixed-size ones refuse a payload of any other length (a deserialization failure). Strings go
+ * through {@link BinaryCodec}, the helpers every binary serializer shares.
  *
  * <pre>
  *   id  type        payload
@@ -60,23 +60,6 @@ public final class BuiltInSerializers {
         b.register(Character.class, CHARACTER);
     }
 
-    /**
-     * Helper for binary serializers: writes a ref as its 4-byte compressed id.
-     *
-     * @return bytes written (4)
-     */
-    public static int writeRef(MutableDirectBuffer buffer, int offset, ActorRef<?> ref, Serializer.RefWriter refs) {
-        return Serializer.writeRef(buffer, offset, ref, refs);
-    }
-
-    /** Helper for binary serializers: reads a ref written by {@link #writeRef}. */
-    public static <M> ActorRef<M> readRef(DirectBuffer buffer, int offset, Serializer.RefResolver refs) {
-        return Serializer.readRef(buffer, offset, refs);
-    }
-
-    /** Per-thread scratch for decoding strings: one String and its array per message, nothing else. */
-    private static final ThreadLocal<byte[][]> SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {new byte[256]});
-
     public static final Serializer<String> STRING = new Serializer<>() {
         @Override
         public int id() {
@@ -85,12 +68,12 @@ public final class BuiltInSerializers {
 
         @Override
         public int write(String s, MutableDirectBuffer buffer, int offset, RefWriter refs) {
-            return putUtf8(buffer, offset, s);
+            return BinaryCodec.putUtf8(buffer, offset, s);
         }
 
         @Override
         public String read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
-            return getUtf8(buffer, offset, length);
+            return BinaryCodec.getUtf8(buffer, offset, length);
         }
 
         @Override
@@ -98,51 +81,6 @@ public final class BuiltInSerializers {
             return "StringSerializer";
         }
     };
-
-    /**
-     * Encodes without {@code String.getBytes}, which would allocate an array per message.
-     *
-     * @return bytes written
-     */
-    public static int putUtf8(MutableDirectBuffer buffer, int offset, String s) {
-        final int n = s.length();
-        buffer.checkLimit(offset + n * 3); // grows an expandable buffer once, up front
-        int p = offset;
-        for (int i = 0; i < n; i++) {
-            final char c = s.charAt(i);
-            if (c < 0x80) {
-                buffer.putByte(p++, (byte) c);
-            } else if (c < 0x800) {
-                buffer.putByte(p++, (byte) (0xC0 | (c >> 6)));
-                buffer.putByte(p++, (byte) (0x80 | (c & 0x3F)));
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                final int cp = Character.toCodePoint(c, s.charAt(++i));
-                buffer.putByte(p++, (byte) (0xF0 | (cp >> 18)));
-                buffer.putByte(p++, (byte) (0x80 | ((cp >> 12) & 0x3F)));
-                buffer.putByte(p++, (byte) (0x80 | ((cp >> 6) & 0x3F)));
-                buffer.putByte(p++, (byte) (0x80 | (cp & 0x3F)));
-            } else if (Character.isSurrogate(c)) {
-                buffer.putByte(p++, (byte) '?'); // unpaired surrogate, as String.getBytes does
-            } else {
-                buffer.putByte(p++, (byte) (0xE0 | (c >> 12)));
-                buffer.putByte(p++, (byte) (0x80 | ((c >> 6) & 0x3F)));
-                buffer.putByte(p++, (byte) (0x80 | (c & 0x3F)));
-            }
-        }
-        return p - offset;
-    }
-
-    /** Decodes through a per-thread scratch array: allocates the String and nothing else. */
-    public static String getUtf8(DirectBuffer buffer, int offset, int length) {
-        final byte[][] holder = SCRATCH.get();
-        byte[] scratch = holder[0];
-        if (scratch.length < length) {
-            scratch = new byte[Math.max(length, scratch.length * 2)];
-            holder[0] = scratch;
-        }
-        buffer.getBytes(offset, scratch, 0, length);
-        return new String(scratch, 0, length, StandardCharsets.UTF_8);
-    }
 
     public static final Serializer<byte[]> BYTES = new Simple<>(BYTES_ID, "BytesSerializer") {
         @Override

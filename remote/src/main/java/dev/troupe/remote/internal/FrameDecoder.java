@@ -44,7 +44,7 @@ import io.netty.handler.codec.DecoderException;
  *
  * <p>Event-loop confined: plain fields.
  */
-public final class FrameDecoder extends ChannelInboundHandlerAdapter {
+final class FrameDecoder extends ChannelInboundHandlerAdapter {
 
     /** Initial and usual size of the connection's read buffer. */
     static final int READ_BUFFER = 64 * 1024;
@@ -63,24 +63,19 @@ public final class FrameDecoder extends ChannelInboundHandlerAdapter {
      * @param maxFrameSize the largest length prefix accepted after the handshake
      * @param expectMagic whether the stream starts with the magic (true on the accepting side)
      */
-    public FrameDecoder(int maxFrameSize, boolean expectMagic) {
+    FrameDecoder(int maxFrameSize, boolean expectMagic) {
         this.maxFrameSize = maxFrameSize;
         this.expectMagic = expectMagic;
     }
 
     /** Raises the frame limit from the handshake cap to {@code maxFrameSize}. */
-    public void handshakeDone() {
+    void handshakeDone() {
         handshakeDone = true;
     }
 
     /** From now on frames go to {@code handler} in place, not down the pipeline. */
     void deliverTo(ConnectionHandler handler) {
         this.sink = handler;
-    }
-
-    /** @return whether bytes are waiting that do not yet form a whole frame */
-    public boolean hasPartialFrame() {
-        return buffer != null && buffer.isReadable();
     }
 
     // ---------------------------------------------------------------- the read buffer

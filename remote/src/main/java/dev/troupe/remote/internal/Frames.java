@@ -23,37 +23,37 @@ import java.nio.charset.StandardCharsets;
  * inconsistency (or {@link FrameRejection#PROTOCOL_VERSION} for another version); they never
  * release the buffer.
  */
-public final class Frames {
+final class Frames {
 
     private Frames() {
     }
 
     /** Parsed HELLO. */
-    public record Hello(int version, int authMode, long uid, byte[] nonce, String fromSystem, String fromHost, int fromPort, String toSystem) {
+    record Hello(int version, int authMode, long uid, byte[] nonce, String fromSystem, String fromHost, int fromPort, String toSystem) {
     }
 
     /** Parsed HELLO_REPLY. */
-    public record HelloReply(int version, int authMode, long uid, byte[] nonce, String system, String host, int port) {
+    record HelloReply(int version, int authMode, long uid, byte[] nonce, String system, String host, int port) {
     }
 
     /** Parsed SYSTEM. */
-    public record SystemFrame(long seq, int kind, String watchee, String watcher, boolean failed) {
+    record SystemFrame(long seq, int kind, String watchee, String watcher, boolean failed) {
     }
 
     /** Parsed AUTH_REPLY. */
-    public record AuthReply(long nextSystemSeq, byte[] proof) {
+    record AuthReply(long nextSystemSeq, byte[] proof) {
     }
 
     /** Parsed ADVERTISE. */
-    public record Advertise(int id, int kind, String text) {
+    record Advertise(int id, int kind, String text) {
     }
 
     /** Parsed FAILURE: what the sending node of a USER frame is told when it could not be delivered. */
-    public record Failure(int reason, int askRefId, String recipient, String messageType) {
+    record Failure(int reason, int askRefId, String recipient, String messageType) {
     }
 
     /** Bytes of an ADVERTISE body before the text: id, kind, text length. */
-    public static final int ADVERTISE_HEADER = 7;
+    static final int ADVERTISE_HEADER = 7;
 
     // ---------------------------------------------------------------- writers
 
@@ -68,7 +68,7 @@ public final class Frames {
         out.setInt(start, out.writerIndex() - start - Protocol.LENGTH_FIELD);
     }
 
-    public static void writeMagic(ByteBuf out) {
+    static void writeMagic(ByteBuf out) {
         out.writeInt(Protocol.MAGIC);
     }
 
@@ -76,7 +76,7 @@ public final class Frames {
      * HELLO keeps version 1's layout, so a node of either version reads the other's version
      * field and refuses it as {@code protocol-version} rather than {@code malformed-frame}.
      */
-    public static void writeHello(ByteBuf out, int version, int authMode, long uid, byte[] nonce, String fromSystem,
+    static void writeHello(ByteBuf out, int version, int authMode, long uid, byte[] nonce, String fromSystem,
                                   String fromHost, int fromPort, String toSystem) {
         final int s = begin(out, Protocol.HELLO);
         out.writeShort(version);
@@ -90,7 +90,7 @@ public final class Frames {
         end(out, s);
     }
 
-    public static void writeHelloReply(ByteBuf out, int version, int authMode, long uid, byte[] nonce, String system,
+    static void writeHelloReply(ByteBuf out, int version, int authMode, long uid, byte[] nonce, String system,
                                        String host, int port) {
         final int s = begin(out, Protocol.HELLO_REPLY);
         out.writeShort(version);
@@ -104,7 +104,7 @@ public final class Frames {
     }
 
     /** AUTH: the connecting side's proof over the transcript. */
-    public static void writeAuth(ByteBuf out, byte[] proof) {
+    static void writeAuth(ByteBuf out, byte[] proof) {
         final int s = begin(out, Protocol.AUTH);
         out.writeBytes(proof, 0, Protocol.PROOF_LENGTH);
         end(out, s);
@@ -114,7 +114,7 @@ public final class Frames {
      * AUTH_REPLY: the accepting side's proof, sent only after it verified AUTH, and the
      * sequence number of the next system message it expects from the connecting side.
      */
-    public static void writeAuthReply(ByteBuf out, long nextSystemSeq, byte[] proof) {
+    static void writeAuthReply(ByteBuf out, long nextSystemSeq, byte[] proof) {
         final int s = begin(out, Protocol.AUTH_REPLY);
         out.writeLong(nextSystemSeq);
         out.writeBytes(proof, 0, Protocol.PROOF_LENGTH);
@@ -127,7 +127,7 @@ public final class Frames {
      * @param utf8 the path or class name, encoded once when the id was assigned
      * @return bytes written
      */
-    public static int encodeAdvertise(MutableDirectBuffer dst, int offset, int id, int kind, byte[] utf8) {
+    static int encodeAdvertise(MutableDirectBuffer dst, int offset, int id, int kind, byte[] utf8) {
         dst.putInt(offset, id, ByteOrder.BIG_ENDIAN);
         dst.putByte(offset + 4, (byte) kind);
         dst.putShort(offset + 5, (short) utf8.length, ByteOrder.BIG_ENDIAN);
@@ -139,7 +139,7 @@ public final class Frames {
      * Encodes the fixed part of a USER body; the serializer writes the payload after it, at
      * {@code offset + Protocol.USER_PAYLOAD_OFFSET}. Allocation-free (the message path).
      */
-    public static void encodeUserHeader(MutableDirectBuffer dst, int offset, int recipientId, int serializerId, int manifestId) {
+    static void encodeUserHeader(MutableDirectBuffer dst, int offset, int recipientId, int serializerId, int manifestId) {
         dst.putInt(offset + Protocol.USER_RECIPIENT_OFFSET, recipientId, ByteOrder.BIG_ENDIAN);
         dst.putInt(offset + Protocol.USER_SERIALIZER_OFFSET, serializerId, ByteOrder.BIG_ENDIAN);
         dst.putInt(offset + Protocol.USER_MANIFEST_OFFSET, manifestId, ByteOrder.BIG_ENDIAN);
@@ -152,7 +152,7 @@ public final class Frames {
      *
      * @return bytes written
      */
-    public static int encodeFailure(MutableDirectBuffer dst, int offset, int reason, int askRefId, String recipient, String messageType) {
+    static int encodeFailure(MutableDirectBuffer dst, int offset, int reason, int askRefId, String recipient, String messageType) {
         dst.putByte(offset, (byte) reason);
         dst.putInt(offset + 1, askRefId, ByteOrder.BIG_ENDIAN);
         int at = offset + 5;
@@ -180,7 +180,7 @@ public final class Frames {
      * @return bytes written
      * @throws IllegalArgumentException if the block would exceed {@link Protocol#MAX_HEADER_BLOCK}
      */
-    public static int encodeHeaderBlock(MutableDirectBuffer dst, int offset, String... keysAndValues) {
+    static int encodeHeaderBlock(MutableDirectBuffer dst, int offset, String... keysAndValues) {
         int at = offset + 2;
         for (int i = 0; i + 1 < keysAndValues.length; i += 2) {
             final byte[] k = keysAndValues[i].getBytes(StandardCharsets.US_ASCII);
@@ -210,7 +210,7 @@ public final class Frames {
      * @return the offset just after the block
      * @throws FrameRejectedException {@code malformed-frame} for a length out of bounds or entries that do not add up
      */
-    public static int headerBlockEnd(ByteBuf frame, int at, int limit) {
+    static int headerBlockEnd(ByteBuf frame, int at, int limit) {
         if (limit - at < 2) {
             throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER header block cut short");
         }
@@ -236,7 +236,7 @@ public final class Frames {
     }
 
     /** @return the entries of a header block checked by {@link #headerBlockEnd}, in order (allocates: for tests and diagnostics) */
-    public static java.util.Map<String, String> headers(ByteBuf frame, int at) {
+    static java.util.Map<String, String> headers(ByteBuf frame, int at) {
         final java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
         final int end = at + 2 + frame.getUnsignedShort(at);
         int p = at + 2;
@@ -256,13 +256,13 @@ public final class Frames {
      * body from {@code body}'s position to its limit (the position is left at the limit).
      * Allocation-free; the drainer calls it once per record of the outbound ring.
      */
-    public static void appendFrame(ByteBuf out, int type, ByteBuffer body) {
+    static void appendFrame(ByteBuf out, int type, ByteBuffer body) {
         out.writeInt(body.remaining() + 1);
         out.writeByte(type);
         out.writeBytes(body);
     }
 
-    public static void writeSystem(ByteBuf out, long seq, int kind, String watchee, String watcher, boolean failed) {
+    static void writeSystem(ByteBuf out, long seq, int kind, String watchee, String watcher, boolean failed) {
         final int s = begin(out, Protocol.SYSTEM);
         out.writeLong(seq);
         out.writeByte(kind);
@@ -272,25 +272,25 @@ public final class Frames {
         end(out, s);
     }
 
-    public static void writeSystemAck(ByteBuf out, long seq) {
+    static void writeSystemAck(ByteBuf out, long seq) {
         out.writeInt(9);
         out.writeByte(Protocol.SYSTEM_ACK);
         out.writeLong(seq);
     }
 
-    public static void writeHeartbeat(ByteBuf out, long nanos) {
+    static void writeHeartbeat(ByteBuf out, long nanos) {
         out.writeInt(9);
         out.writeByte(Protocol.HEARTBEAT);
         out.writeLong(nanos);
     }
 
-    public static void writeHeartbeatReply(ByteBuf out, long nanos) {
+    static void writeHeartbeatReply(ByteBuf out, long nanos) {
         out.writeInt(9);
         out.writeByte(Protocol.HEARTBEAT_REPLY);
         out.writeLong(nanos);
     }
 
-    public static void writeClose(ByteBuf out, int reason) {
+    static void writeClose(ByteBuf out, int reason) {
         out.writeInt(2);
         out.writeByte(Protocol.CLOSE);
         out.writeByte(reason);
@@ -308,7 +308,7 @@ public final class Frames {
 
     // ---------------------------------------------------------------- parsers (body only)
 
-    public static Hello parseHello(ByteBuf in) {
+    static Hello parseHello(ByteBuf in) {
         final int version = version(in, "HELLO");
         need(in, 1 + 8 + Protocol.NONCE_LENGTH, "HELLO");
         final int auth = in.readUnsignedByte();
@@ -324,7 +324,7 @@ public final class Frames {
         return new Hello(version, auth, uid, nonce, fromSystem, fromHost, fromPort, toSystem);
     }
 
-    public static HelloReply parseHelloReply(ByteBuf in) {
+    static HelloReply parseHelloReply(ByteBuf in) {
         final int version = version(in, "HELLO_REPLY");
         need(in, 1 + 8 + Protocol.NONCE_LENGTH, "HELLO_REPLY");
         final int auth = in.readUnsignedByte();
@@ -350,7 +350,7 @@ public final class Frames {
         return version;
     }
 
-    public static AuthReply parseAuthReply(ByteBuf in) {
+    static AuthReply parseAuthReply(ByteBuf in) {
         need(in, 8, "AUTH_REPLY");
         final long next = in.readLong();
         if (next < 1 || next > Protocol.MAX_SYSTEM_SEQ) {
@@ -360,7 +360,7 @@ public final class Frames {
     }
 
     /** Parses the body of AUTH: a 32-byte proof. */
-    public static byte[] parseProof(ByteBuf in, String frame) {
+    static byte[] parseProof(ByteBuf in, String frame) {
         need(in, Protocol.PROOF_LENGTH, frame);
         final byte[] proof = new byte[Protocol.PROOF_LENGTH];
         in.readBytes(proof);
@@ -368,7 +368,7 @@ public final class Frames {
         return proof;
     }
 
-    public static Advertise parseAdvertise(ByteBuf in) {
+    static Advertise parseAdvertise(ByteBuf in) {
         need(in, 5, "ADVERTISE");
         final int id = in.readInt();
         final int kind = in.readUnsignedByte();
@@ -380,7 +380,7 @@ public final class Frames {
         return new Advertise(id, kind, text);
     }
 
-    public static Failure parseFailure(ByteBuf in) {
+    static Failure parseFailure(ByteBuf in) {
         need(in, 5, "FAILURE");
         final int reason = in.readUnsignedByte();
         final int askRefId = in.readInt();
@@ -394,7 +394,7 @@ public final class Frames {
         return new Failure(reason, askRefId, recipient, type);
     }
 
-    public static SystemFrame parseSystem(ByteBuf in) {
+    static SystemFrame parseSystem(ByteBuf in) {
         need(in, 9, "SYSTEM");
         final long seq = in.readLong();
         final int kind = in.readUnsignedByte();
@@ -413,7 +413,7 @@ public final class Frames {
     }
 
     /** Reads the single int64 of SYSTEM_ACK, HEARTBEAT and HEARTBEAT_REPLY. */
-    public static long parseLong(ByteBuf in, String frame) {
+    static long parseLong(ByteBuf in, String frame) {
         need(in, 8, frame);
         final long v = in.readLong();
         noTrailing(in, frame);

@@ -87,7 +87,7 @@ abstract class HandshakeHandler extends ConnectionHandler {
         if (uid == 0) {
             throw new FrameRejectedException(FrameRejection.INVALID_IDENTITY, "UID 0");
         }
-        if (uid == core.uid()) {
+        if (uid == core.addresses.uid()) {
             throw new FrameRejectedException(FrameRejection.INVALID_IDENTITY, "this node's own UID");
         }
         if (!HostNames.isValid(host)) {
@@ -101,10 +101,10 @@ abstract class HandshakeHandler extends ConnectionHandler {
         } catch (IllegalArgumentException e) {
             throw new FrameRejectedException(FrameRejection.INVALID_IDENTITY, e.getMessage());
         }
-        if (system.equals(core.systemName()) && port == core.canonicalPort() && host.equalsIgnoreCase(core.canonicalHost())) {
+        if (core.addresses.isOwnAddress(system, host, port)) {
             throw new FrameRejectedException(FrameRejection.INVALID_IDENTITY, "this node's own address");
         }
-        if (core.isQuarantined(system + "@" + host + ":" + port, uid)) {
+        if (core.associations.isQuarantined(NodeAddresses.key(system, host, port), uid)) {
             throw new FrameRejectedException(FrameRejection.QUARANTINED, "incarnation " + Long.toHexString(uid) + " is quarantined");
         }
     }

@@ -20,18 +20,18 @@ import java.security.SecureRandom;
  * </pre>
  * ({@code len} is a big-endian int32, {@code next seq} the int64 AUTH_REPLY carries.)
  */
-public final class Hmac {
+final class Hmac {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final SecretKeySpec key;
 
     /** @param secret the shared secret, or null when another mode authenticates (proofs are all zeros) */
-    public Hmac(byte[] secret) {
+    Hmac(byte[] secret) {
         this.key = secret == null ? null : new SecretKeySpec(secret, "HmacSHA256");
     }
 
-    public static byte[] nonce() {
+    static byte[] nonce() {
         final byte[] n = new byte[Protocol.NONCE_LENGTH];
         RANDOM.nextBytes(n);
         return n;
@@ -42,7 +42,7 @@ public final class Hmac {
      * @param helloReply the HELLO_REPLY frame as sent (type byte and body)
      * @return the proof the connecting side sends in AUTH
      */
-    public byte[] clientProof(byte[] hello, byte[] helloReply) {
+    byte[] clientProof(byte[] hello, byte[] helloReply) {
         return proof(Protocol.CLIENT_LABEL, hello, helloReply, null, 0);
     }
 
@@ -50,7 +50,7 @@ public final class Hmac {
      * @param nextSystemSeq the system-message sequence number AUTH_REPLY announces
      * @return the proof the accepting side sends in AUTH_REPLY, after it verified {@code clientProof}
      */
-    public byte[] serverProof(byte[] hello, byte[] helloReply, byte[] clientProof, long nextSystemSeq) {
+    byte[] serverProof(byte[] hello, byte[] helloReply, byte[] clientProof, long nextSystemSeq) {
         return proof(Protocol.SERVER_LABEL, hello, helloReply, clientProof, nextSystemSeq);
     }
 
@@ -82,7 +82,7 @@ public final class Hmac {
     }
 
     /** Constant-time comparison, so timing does not reveal how much of a forged proof matched. */
-    public static boolean matches(byte[] expected, byte[] actual) {
+    static boolean matches(byte[] expected, byte[] actual) {
         return MessageDigest.isEqual(expected, actual);
     }
 }

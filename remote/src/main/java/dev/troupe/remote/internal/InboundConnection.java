@@ -1,15 +1,13 @@
 package dev.troupe.remote.internal;
 
-import dev.troupe.actor.ActorPath;
-import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
-import dev.troupe.actor.spi.InternalActorRef;
 import dev.troupe.actor.MessageInstrumentation;
+import dev.troupe.actor.spi.InternalActorRef;
 import dev.troupe.actor.spi.PendingAsk;
-import dev.troupe.remote.RemoteDeliveryException;
-import dev.troupe.actor.metrics.ActorMetrics;
 import dev.troupe.remote.FrameRejection;
+import dev.troupe.remote.RemoteDeliveryException;
 import dev.troupe.remote.Serializer;
+import dev.troupe.remote.SerializerRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -18,7 +16,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,12 +23,20 @@ import java.util.concurrent.TimeUnit;
  * put it in its place): receives ADVERTISE, USER, SYSTEM, HEARTBEAT and CLOSE from one
  * authenticated incarnation of a peer and answers with SYSTEM_ACK and HEARTBEAT_REPLY.
  *
+ * <p>The path of a frame, straight: {@link FrameDecoder} hands it in place to
+ * {@link ConnectionHandler#deliver}, which calls {@link #onFrame}; each type goes to the one room
+ * that handles it and nothing calls back: USER to the recipient through this connection's
+ * {@link InboundTable} (and the serializer, which resolves refs through the table), ADVERTISE to
+ * the table, SYSTEM to the association's {@link RemoteDeathWatch} (the returned seq is
+ * acknowledged once per read), FAILURE to {@link FailureReports}, CLOSE to
+ * {@link PeerIncarnation}, HEARTBEAT answered here.
+ *
  * <p>A USER frame is handled without allocation: the recipient, its declared message type and
- * the message class come from per-connection tables filled by ADVERTISE, and the payload is
- * read in place through a reused {@link UnsafeBuffer} view of the frame's memory. Only the
- * deserialized message is new. Only local actors published on the transport, and refs this
- * node itself sent out, can be addressed; a message of another class than the recipient's
- * declared type is dropped ({@code type-mismatch}) before it can reach the actor.
+ * the message class come from the table, and the payload is read in place through a reused
+ * {@link UnsafeBuffer} view of the frame's memory. Only the deserialized message is new. Only
+ * local actors published on the transport, and refs this node itself sent out, can be addressed;
+ * a message of another class than the recipient's declared type is dropped ({@code type-mismatch})
+ * before it can reach the actor.
  *
  * <p>Backpressure: replies of one read are gathered into one buffer and written once, at the end
  * of the read. While the channel is not writable (the peer does not read its replies) or a
@@ -42,7 +47,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Event-loop confined: plain fields, except the two counters, which are single-writer and
  * published with opaque stores for metrics.
  */
-public final class InboundConnection extends ConnectionHandler implements Serializer.RefResolver {
+final class InboundConnection extends ConnectionHandler {
 
     /** Replies gathered beyond this many bytes in one read are written at once. */
     private static final int REPLY_BATCH = 8 * 1024;
@@ -66,20 +71,13 @@ public final class InboundConnection extends ConnectionHandler implements Serial
 
     final Association association;
     final long peerUid;
-    private final int maxIds;
+    /** The compression table the peer fills; also the ref resolver serializers read through. */
+    private final InboundTable table;
+    private final SerializerRegistry serializers;
     private final int mailboxHighWatermark;
     /** The system's tracing hooks, or null: then a received header block is checked and skipped. */
     private final MessageInstrumentation instrumentation;
 
-    private InternalActorRef<?>[] refs = new InternalActorRef<?>[64];
-    /** Per ref id: the class a local recipient accepts (Object: anything), or null for a ref that is not a local recipient. */
-    private Class<?>[] accepts = new Class<?>[64];
-    /** The peer's ephemeral slots (Protocol.EPHEMERAL_ID), made at the first one it advertises. */
-    private InternalActorRef<?>[] ephemeralRefs;
-    private Class<?>[] ephemeralAccepts;
-    private Class<?>[] manifests = new Class<?>[16];
-    /** Class names advertised but not allowed here, for failure notices and logs (refused ids only). */
-    private String[] refusedManifests = new String[16];
     private long noticeWindowStart;
     private int noticesInWindow;
 
@@ -104,7 +102,8 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         super(core, peer);
         this.association = association;
         this.peerUid = peerUid;
-        this.maxIds = core.settings.maxCompressionEntries();
+        this.table = new InboundTable(core, association, peerUid);
+        this.serializers = core.settings.serializers();
         this.mailboxHighWatermark = core.settings.inboundMailboxHighWatermark();
         this.instrumentation = core.spi.instrumentation();
     }
@@ -126,7 +125,7 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         if (mailboxRecheck != null) {
             mailboxRecheck.cancel(false);
         }
-        association.inboundClosed(this);
+        association.inbound.closed(this);
         super.channelInactive(ctx);
     }
 
@@ -155,17 +154,18 @@ public final class InboundConnection extends ConnectionHandler implements Serial
                 onHeartbeat(ctx, Frames.parseLong(frame, "HEARTBEAT"));
                 return;
             case Protocol.ADVERTISE:
-                onAdvertise(Frames.parseAdvertise(frame));
+                table.advertise(Frames.parseAdvertise(frame));
                 return;
             case Protocol.SYSTEM:
-                onSystem(Frames.parseSystem(frame));
+                // an ack covers every earlier seq, so one per read is enough
+                ackToSend = association.deathWatch.receive(peerUid, Frames.parseSystem(frame));
                 return;
             case Protocol.FAILURE:
                 onFailure(Frames.parseFailure(frame));
                 return;
             case Protocol.CLOSE:
                 // honoured only from the incarnation that authenticated this connection
-                association.onPeerShutdown(peerUid);
+                association.incarnation.onPeerShutdown(peerUid);
                 closeQuietly();
                 return;
             default:
@@ -176,6 +176,7 @@ public final class InboundConnection extends ConnectionHandler implements Serial
     // ---------------------------------------------------------------- user messages (the hot path)
 
     private void onUser(ByteBuf frame) {
+        final InboundTable t = table;
         final int r = frame.readerIndex();
         if (frame.readableBytes() < Protocol.USER_PAYLOAD_OFFSET) {
             throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame of " + frame.readableBytes() + " bytes");
@@ -199,7 +200,7 @@ public final class InboundConnection extends ConnectionHandler implements Serial
                 }
                 end -= Protocol.ASK_TRAILER;
                 askId = frame.getInt(end);
-                if (refAt(askId) == null) {
+                if (t.refAt(askId) == null) {
                     if ((askId & Protocol.EPHEMERAL_ID) == 0) {
                         throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame naming ask ref id " + askId
                             + " that was never advertised");
@@ -215,7 +216,7 @@ public final class InboundConnection extends ConnectionHandler implements Serial
                 payload = Frames.headerBlockEnd(frame, payload, end);
             }
         }
-        final InternalActorRef<Object> target = refAt(rid);
+        final InternalActorRef<Object> target = t.refAt(rid);
         if (target == null) {
             if ((rid & Protocol.EPHEMERAL_ID) != 0) {
                 // a reply to a slot advertised on the connection before this one, whose record left just
@@ -230,7 +231,7 @@ public final class InboundConnection extends ConnectionHandler implements Serial
             throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER frame for recipient id " + rid + " that was never advertised");
         }
         MESSAGES.setOpaque(this, (long) MESSAGES.getOpaque(this) + 1);
-        final Class<?> accepted = acceptsAt(rid);
+        final Class<?> accepted = t.acceptsAt(rid);
         if (accepted == null) {
             // a path on another node: this node does not relay
             core.deadLetters.publish(UndeliveredRemoteMessage.of(sid, end - payload, peer), target.path(),
@@ -238,7 +239,7 @@ public final class InboundConnection extends ConnectionHandler implements Serial
             notifyFailure(askId, Protocol.FAILURE_UNKNOWN_RECIPIENT, target, sid, mid);
             return;
         }
-        final Serializer<Object> serializer = core.settings.serializers().byId(sid);
+        final Serializer<Object> serializer = serializers.byId(sid);
         if (serializer == null) {
             core.rejections.reject(FrameRejection.UNKNOWN_SERIALIZER, peer, "serializer id " + sid + " for " + target.path());
             notifyFailure(askId, Protocol.FAILURE_NO_SERIALIZER, target, sid, mid);
@@ -246,9 +247,9 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         }
         Class<?> type = null;
         if (mid != 0) {
-            type = mid > 0 && mid < manifests.length ? manifests[mid] : null;
+            type = t.manifestAt(mid);
             if (type == null) {
-                core.rejections.reject(FrameRejection.UNKNOWN_MANIFEST, peer, "manifest id " + mid + " (" + manifestName(mid)
+                core.rejections.reject(FrameRejection.UNKNOWN_MANIFEST, peer, "manifest id " + mid + " (" + t.manifestName(mid)
                     + ") is not an allowed class, for " + target.path());
                 notifyFailure(askId, Protocol.FAILURE_NO_SERIALIZER, target, sid, mid);
                 return;
@@ -260,16 +261,16 @@ public final class InboundConnection extends ConnectionHandler implements Serial
             if (frame.hasMemoryAddress()) {
                 // Read in place: the frame is in the connection's direct read buffer.
                 view.wrap(frame.memoryAddress() + payload, length);
-                message = serializer.read(view, 0, length, type, this);
+                message = serializer.read(view, 0, length, type, t);
             } else {
                 copy.checkLimit(length);
                 frame.getBytes(payload, copyTarget(length));
-                message = serializer.read(copy, 0, length, type, this);
+                message = serializer.read(copy, 0, length, type, t);
             }
         } catch (FrameRejectedException e) {
             throw e;
         } catch (RuntimeException e) {
-            core.logDeserializationFailure(peer, type != null ? type.getName() : core.settings.serializers().typeName(sid), sid,
+            core.failures.logDeserializationFailure(peer, type != null ? type.getName() : serializers.typeName(sid), sid,
                 target.path(), e);
             core.deadLetters.publish(UndeliveredRemoteMessage.of(sid, length, peer), target.path(), DeadLetterReason.SERIALIZATION_FAILED);
             notifyFailure(askId, Protocol.FAILURE_DESERIALIZATION, target, sid, mid);
@@ -286,7 +287,7 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         }
         if (target instanceof MissingRecipient) {
             // a local path that named nothing addressable when advertised: maybe it does now
-            if (core.deliverLate(target.path(), message) != null) {
+            if (core.exports.deliverLate(target.path(), message) != null) {
                 notifyFailure(askId, Protocol.FAILURE_UNKNOWN_RECIPIENT, target, sid, mid);
             }
             return;
@@ -302,17 +303,6 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         }
     }
 
-    /** @return the class name a manifest id was advertised with, or a placeholder (the failure path) */
-    private String manifestName(int mid) {
-        if (mid > 0 && mid < manifests.length && manifests[mid] != null) {
-            return manifests[mid].getName();
-        }
-        if (mid > 0 && mid < refusedManifests.length && refusedManifests[mid] != null) {
-            return refusedManifests[mid];
-        }
-        return mid == 0 ? "-" : "manifest " + mid;
-    }
-
     /**
      * Tells the sending node that a message it sent could not be delivered (rate-limited to
      * {@value #FAILURE_NOTICES_PER_SECOND} a second per connection: a peer that sends garbage
@@ -326,16 +316,16 @@ public final class InboundConnection extends ConnectionHandler implements Serial
             noticesInWindow = 0;
         }
         if (noticesInWindow >= FAILURE_NOTICES_PER_SECOND) {
-            core.failureNoticeSuppressed();
+            core.failures.noticeSuppressed();
             return;
         }
         noticesInWindow++;
-        final InternalActorRef<?> askRef = askId == 0 ? null : refAt(askId);
-        final String typeName = mid != 0 ? manifestName(mid) : core.settings.serializers().typeName(sid);
-        final boolean queued = association.out.sendFailure(askRef instanceof RemoteActorRef ? askRef : null, reason,
-            core.addressed(target.path()).toString(), typeName);
+        final InternalActorRef<?> askRef = askId == 0 ? null : table.refAt(askId);
+        final String typeName = mid != 0 ? table.manifestName(mid) : serializers.typeName(sid);
+        final boolean queued = association.ring.sendFailure(askRef instanceof RemoteActorRef ? askRef : null, reason,
+            core.addresses.addressed(target.path()).toString(), typeName);
         if (!queued) {
-            core.failureNoticeSuppressed();
+            core.failures.noticeSuppressed();
         }
     }
 
@@ -347,16 +337,16 @@ public final class InboundConnection extends ConnectionHandler implements Serial
     private void onFailure(Frames.Failure f) {
         PendingAsk failed = null;
         if (f.askRefId() != 0) {
-            final InternalActorRef<?> ref = refAt(f.askRefId());
+            final InternalActorRef<?> ref = table.refAt(f.askRefId());
             if (ref == null && (f.askRefId() & Protocol.EPHEMERAL_ID) == 0) {
                 throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "FAILURE naming ref id " + f.askRefId()
                     + " that was never advertised");
             }
-            if (ref instanceof PendingAsk && association.asked((PendingAsk) ref)) {
+            if (ref instanceof PendingAsk && association.incarnation.asked((PendingAsk) ref)) {
                 failed = (PendingAsk) ref;
             }
         }
-        final RemoteDeliveryException cause = core.remoteFailure(association.address, f, failed != null);
+        final RemoteDeliveryException cause = core.failures.reported(association.address, f, failed != null);
         if (failed != null) {
             failed.fail(cause);
         }
@@ -368,126 +358,17 @@ public final class InboundConnection extends ConnectionHandler implements Serial
         return bb;
     }
 
-    @SuppressWarnings("unchecked")
-    private InternalActorRef<Object> refAt(int id) {
-        if ((id & Protocol.EPHEMERAL_ID) != 0) {
-            final int slot = id & ~Protocol.EPHEMERAL_ID;
-            final InternalActorRef<?>[] e = ephemeralRefs;
-            return e != null && slot < e.length ? (InternalActorRef<Object>) e[slot] : null;
-        }
-        return id > 0 && id < refs.length ? (InternalActorRef<Object>) refs[id] : null;
-    }
-
-    /** @return the class the recipient at a (known) id accepts, or null for a path on another node */
-    private Class<?> acceptsAt(int id) {
-        return (id & Protocol.EPHEMERAL_ID) != 0 ? ephemeralAccepts[id & ~Protocol.EPHEMERAL_ID] : accepts[id];
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public <M> ActorRef<M> resolve(int id) {
-        if (id == 0) {
-            return null;
-        }
-        final InternalActorRef<?> r = refAt(id);
-        if (r == null) {
-            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "ref id " + id + " inside a message was never advertised");
-        }
-        return (ActorRef<M>) r;
-    }
-
-    @Override
-    public ActorPath senderAddress() {
-        return association.root;
-    }
-
-    @Override
-    public long senderUid() {
-        return peerUid;
-    }
-
-    private void onAdvertise(Frames.Advertise a) {
-        final int id = a.id();
-        if ((id & Protocol.EPHEMERAL_ID) != 0) {
-            onAdvertiseEphemeral(a, id & ~Protocol.EPHEMERAL_ID);
-            return;
-        }
-        if (id > maxIds) {
-            throw new FrameRejectedException(FrameRejection.COMPRESSION_LIMIT, "id " + id + " above the limit of " + maxIds);
-        }
-        if (a.kind() == Protocol.KIND_ACTOR_PATH) {
-            final ActorPath path = core.parseWirePath(a.text());
-            if (!path.hasAddress()) {
-                throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "advertised path without an address: " + a.text());
-            }
-            if (id >= refs.length) {
-                final int n = Math.min(maxIds + 1, Math.max(id + 1, refs.length * 2));
-                refs = Arrays.copyOf(refs, n);
-                accepts = Arrays.copyOf(accepts, n);
-            }
-            final TransportCore.Recipient recipient = core.inboundRef(path, association, peerUid);
-            refs[id] = recipient.ref();
-            accepts[id] = recipient.accepts();
-        } else {
-            if (id >= manifests.length) {
-                manifests = Arrays.copyOf(manifests, Math.min(maxIds + 1, Math.max(id + 1, manifests.length * 2)));
-            }
-            manifests[id] = core.settings.serializers().manifestClass(a.text());
-            if (manifests[id] == null) {
-                if (id >= refusedManifests.length) {
-                    refusedManifests = Arrays.copyOf(refusedManifests, manifests.length);
-                }
-                refusedManifests[id] = a.text().length() > Protocol.MAX_FAILURE_TEXT ? a.text().substring(0, Protocol.MAX_FAILURE_TEXT) : a.text();
-                core.rejections.reject(FrameRejection.UNKNOWN_MANIFEST, peer, "class " + a.text() + " is not on the allow-list");
-                core.logNotAllowed(peer, a.text());
-            } else if (id < refusedManifests.length) {
-                refusedManifests[id] = null;
-            }
-        }
-    }
-
-    /**
-     * A temporary ref of the peer (an ask's reply-to ref) or one of this node's that the peer
-     * replies to, in a slot the peer reuses: the slot takes the newest path. Bounded by
-     * {@link Protocol#EPHEMERAL_SLOTS} per connection; allocates (once per ask, as the ask does).
-     */
-    private void onAdvertiseEphemeral(Frames.Advertise a, int slot) {
-        if (slot >= Protocol.EPHEMERAL_SLOTS) {
-            throw new FrameRejectedException(FrameRejection.COMPRESSION_LIMIT, "ephemeral slot " + slot + " above the limit of "
-                + Protocol.EPHEMERAL_SLOTS);
-        }
-        if (a.kind() != Protocol.KIND_ACTOR_PATH) {
-            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "ephemeral slot " + slot + " advertised for kind " + a.kind());
-        }
-        final ActorPath path = core.parseWirePath(a.text());
-        if (!path.hasAddress()) {
-            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "advertised path without an address: " + a.text());
-        }
-        if (ephemeralRefs == null) {
-            ephemeralRefs = new InternalActorRef<?>[Protocol.EPHEMERAL_SLOTS];
-            ephemeralAccepts = new Class<?>[Protocol.EPHEMERAL_SLOTS];
-        }
-        final TransportCore.Recipient recipient = core.inboundRef(path, association, peerUid);
-        ephemeralRefs[slot] = recipient.ref();
-        ephemeralAccepts[slot] = recipient.accepts();
-    }
-
     // ---------------------------------------------------------------- control frames and replies
 
     private void onHeartbeat(ChannelHandlerContext ctx, long nanos) {
         if (pausedForWrite) {
-            core.replyDropped(); // the peer does not read its replies: do not queue more
+            core.metrics.replyDropped(); // the peer does not read its replies: do not queue more
             return;
         }
         Frames.writeHeartbeatReply(replies(ctx), nanos);
         if (replies.readableBytes() >= REPLY_BATCH) {
             writeReplies(ctx);
         }
-    }
-
-    private void onSystem(Frames.SystemFrame f) {
-        // an ack covers every earlier seq, so one per read is enough
-        ackToSend = association.receiveSystem(this, f);
     }
 
     private ByteBuf replies(ChannelHandlerContext ctx) {
@@ -533,7 +414,7 @@ public final class InboundConnection extends ConnectionHandler implements Serial
     }
 
     private void pause(ChannelHandlerContext ctx) {
-        core.readPaused();
+        core.metrics.readPaused();
         ctx.channel().config().setAutoRead(false);
     }
 

@@ -63,9 +63,10 @@ final class InboundHandshake extends HandshakeHandler {
         helloBytes = transcript(frame);
         final Frames.Hello h = Frames.parseHello(frame);
         peer = ctx.channel().remoteAddress() + " (claims " + h.fromSystem() + "@" + h.fromHost() + ":" + h.fromPort() + ")";
-        if (!core.systemName().equals(h.toSystem())) {
+        final NodeAddresses self = core.addresses;
+        if (!self.systemName().equals(h.toSystem())) {
             throw new FrameRejectedException(FrameRejection.WRONG_SYSTEM, "peer asked for system '" + h.toSystem()
-                + "', this is '" + core.systemName() + "'");
+                + "', this is '" + self.systemName() + "'");
         }
         if (h.authMode() != core.authMode()) {
             throw new FrameRejectedException(FrameRejection.AUTH_FAILED, "peer uses authentication mode " + h.authMode()
@@ -76,8 +77,8 @@ final class InboundHandshake extends HandshakeHandler {
         hello = h;
         final ByteBuf b = ctx.alloc().directBuffer(128);
         final int start = b.writerIndex();
-        Frames.writeHelloReply(b, Protocol.VERSION, core.authMode(), core.uid(), Hmac.nonce(), core.systemName(),
-            core.canonicalHost(), core.canonicalPort());
+        Frames.writeHelloReply(b, Protocol.VERSION, core.authMode(), self.uid(), Hmac.nonce(), self.systemName(),
+            self.host(), self.port());
         replyBytes = transcript(b, start);
         b.touch(ctx.channel()); // a leak report then names the connection (paranoid leak detection in tests)
         ctx.writeAndFlush(b, ctx.voidPromise());
@@ -91,8 +92,8 @@ final class InboundHandshake extends HandshakeHandler {
         }
         final Frames.Hello h = hello;
         final ActorPath root = ActorPath.root(h.fromSystem(), h.fromHost(), h.fromPort());
-        final Association association = core.acceptInbound(root); // throws association-limit
-        final long nextSeq = association.expectedSystemSeq(h.uid());
+        final Association association = core.associations.acceptInbound(root); // throws association-limit
+        final long nextSeq = association.system.expected(h.uid());
         final ByteBuf b = ctx.alloc().directBuffer(64);
         Frames.writeAuthReply(b, nextSeq, core.hmac.serverProof(helloBytes, replyBytes, proof, nextSeq));
         ctx.writeAndFlush(b, ctx.voidPromise());
@@ -100,6 +101,6 @@ final class InboundHandshake extends HandshakeHandler {
         slot.handshakeDone();
         final InboundConnection next = new InboundConnection(core, association, h.uid(), peer);
         handOver(ctx, "troupe-inbound", next);
-        association.inboundOpened(next);
+        association.incarnation.inboundOpened(next);
     }
 }

@@ -6,7 +6,7 @@ package dev.troupe.remote.internal;
  * text is cut to a bounded length. A forged "second log line" or terminal escape in a claimed
  * system name therefore shows up as visible escapes inside one line. Stateless.
  */
-public final class LogText {
+final class LogText {
 
     /** Longest text kept, in characters; longer text ends with "...(N chars)". */
     static final int MAX = 200;
@@ -18,7 +18,7 @@ public final class LogText {
      * @param text peer-supplied text, may be null
      * @return the text with control characters escaped, at most about {@value #MAX} characters
      */
-    public static String escape(String text) {
+    static String escape(String text) {
         if (text == null) {
             return "null";
         }

@@ -14,17 +14,17 @@ import dev.troupe.actor.spi.Watch;
  */
 final class MissingRecipient<T> implements InternalActorRef<T> {
 
-    private final TransportCore core;
+    private final ExportedRefs exports;
     private final ActorPath path;
 
-    MissingRecipient(TransportCore core, ActorPath path) {
-        this.core = core;
+    MissingRecipient(ExportedRefs exports, ActorPath path) {
+        this.exports = exports;
         this.path = path;
     }
 
     @Override
     public void tell(T message) {
-        core.deliverLate(path, message);
+        exports.deliverLate(path, message);
     }
 
     @Override

@@ -5,9 +5,11 @@ import io.netty.channel.ChannelHandlerContext;
 
 /**
  * The connecting side of an association's connection once the handshake completed: user and
- * system traffic flows out (written by the {@link Association}); this handler only receives
- * SYSTEM_ACK, HEARTBEAT_REPLY and CLOSE from the authenticated incarnation, and passes
- * writability changes on so the drainer resumes. Event-loop confined.
+ * system traffic flows out (written by the association's {@link OutboundDrain} and
+ * {@link SystemMessages}); this handler only receives SYSTEM_ACK (to the system messages),
+ * HEARTBEAT_REPLY (to the {@link PeerConnection}'s failure detector) and CLOSE (to the
+ * {@link PeerIncarnation}) from the authenticated incarnation, and passes writability changes on
+ * so the drainer resumes. Event-loop confined.
  */
 final class OutboundConnection extends ConnectionHandler {
 
@@ -22,14 +24,14 @@ final class OutboundConnection extends ConnectionHandler {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        association.onOutboundClosed(ctx.channel());
+        association.connection.outboundClosed(ctx.channel());
         super.channelInactive(ctx);
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
-            association.onWritable();
+            association.drain.wake();
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -39,13 +41,13 @@ final class OutboundConnection extends ConnectionHandler {
         switch (type) {
             case Protocol.HEARTBEAT_REPLY:
                 Frames.parseLong(frame, "HEARTBEAT_REPLY");
-                association.onHeartbeatReply(ctx.channel());
+                association.connection.heartbeatReply(ctx.channel());
                 return;
             case Protocol.SYSTEM_ACK:
-                association.onSystemAck(Frames.parseLong(frame, "SYSTEM_ACK")); // throws invalid-sequence
+                association.system.onAck(Frames.parseLong(frame, "SYSTEM_ACK")); // throws invalid-sequence
                 return;
             case Protocol.CLOSE:
-                association.onPeerShutdown(peerUid);
+                association.incarnation.onPeerShutdown(peerUid);
                 closeQuietly();
                 return;
             default:

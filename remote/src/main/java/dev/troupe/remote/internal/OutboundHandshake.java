@@ -9,7 +9,7 @@ import io.netty.channel.ChannelHandlerContext;
  * magic and HELLO, checks HELLO_REPLY (version, system name, authentication mode, the peer's
  * identity and certificate), proves the secret first with AUTH, and checks the accepting side's
  * proof in AUTH_REPLY before it sends anything else; then it replaces itself with
- * {@link OutboundConnection} and hands the channel to the {@link Association}. See
+ * {@link OutboundConnection} and hands the channel to the association's {@link PeerConnection}. See
  * {@link InboundHandshake} for the exchange. Event-loop confined; handshake-time only.
  */
 final class OutboundHandshake extends HandshakeHandler {
@@ -31,8 +31,9 @@ final class OutboundHandshake extends HandshakeHandler {
         final ByteBuf b = ctx.alloc().directBuffer(256);
         Frames.writeMagic(b);
         final int start = b.writerIndex();
-        Frames.writeHello(b, Protocol.VERSION, core.authMode(), core.uid(), clientNonce, core.systemName(),
-            core.canonicalHost(), core.canonicalPort(), association.root.system());
+        final NodeAddresses self = core.addresses;
+        Frames.writeHello(b, Protocol.VERSION, core.authMode(), self.uid(), clientNonce, self.systemName(),
+            self.host(), self.port(), association.root.system());
         helloBytes = transcript(b, start);
         ctx.writeAndFlush(b, ctx.voidPromise());
         startTimer(ctx, "completed handshake");
@@ -41,7 +42,7 @@ final class OutboundHandshake extends HandshakeHandler {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        association.onOutboundClosed(ctx.channel());
+        association.connection.outboundClosed(ctx.channel());
         super.channelInactive(ctx);
     }
 
@@ -83,7 +84,7 @@ final class OutboundHandshake extends HandshakeHandler {
             throw new FrameRejectedException(FrameRejection.AUTH_FAILED, "wrong HMAC proof from the peer (a different secret?)");
         }
         handOver(ctx, "troupe-outbound", new OutboundConnection(core, association, reply.uid()));
-        association.onOutboundReady(ctx.channel(), reply.uid(), a.nextSystemSeq(),
+        association.connection.outboundReady(ctx.channel(), reply.uid(), a.nextSystemSeq(),
             dev.troupe.actor.ActorPath.root(reply.system(), reply.host(), reply.port()));
     }
 }

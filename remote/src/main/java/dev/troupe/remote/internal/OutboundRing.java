@@ -9,7 +9,6 @@ import dev.troupe.remote.PeerUnreachableException;
 import dev.troupe.remote.Serializer;
 import dev.troupe.remote.SerializerRegistry;
 import org.agrona.ExpandableDirectByteBuffer;
-import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
@@ -27,9 +26,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * The producer side of one association: the outbound ring buffer that telling threads
  * serialize into, and the compression table (path and class-name ids) of this direction.
  * Many producers (any thread that tells a {@link RemoteActorRef} to this node), one consumer
- * (the association's event loop, through {@link #read}). Producers never block: a full buffer,
- * an exhausted queue while the node is down, or a full id table sends the message to dead
- * letters with its reason.
+ * (the association's {@link OutboundDrain}, which reads {@link #buffer()} on the event loop).
+ * Producers never block: a full buffer, an exhausted queue while the node is down, or a full id
+ * table sends the message to dead letters with its reason.
+ *
+ * <p>The path of a tell, straight: {@link RemoteActorRef#tell} calls {@link #send} on the ring its
+ * binding holds; the ring reads the peer's incarnation (dead ref, closed, connected) from
+ * {@link PeerIncarnation}'s volatile fields, starts the connection once, serializes into the
+ * ring buffer and wakes the drainer once per actor turn ({@link OutboundDrain#wake}). Nothing on
+ * the way calls back into the ring.
  *
  * <h2>Ring records</h2>
  * A USER record carries two local fields ahead of the frame body; they never reach the wire:
@@ -156,14 +161,12 @@ final class OutboundRing {
 
     private static final ThreadLocal<Producer> PRODUCER = ThreadLocal.withInitial(Producer::new);
 
-    private static final VarHandle DRAIN_SCHEDULED;
     private static final VarHandle QUEUED;
     private static final VarHandle NEXT_EPHEMERAL;
 
     static {
         try {
             final MethodHandles.Lookup l = MethodHandles.lookup();
-            DRAIN_SCHEDULED = l.findVarHandle(OutboundRing.class, "drainScheduled", int.class);
             QUEUED = l.findVarHandle(OutboundRing.class, "queuedWhileDown", int.class);
             NEXT_EPHEMERAL = l.findVarHandle(OutboundRing.class, "nextEphemeral", int.class);
         } catch (ReflectiveOperationException e) {
@@ -171,13 +174,17 @@ final class OutboundRing {
         }
     }
 
-    private final Association association;
+    private final String address;
     private final TransportCore core;
+    /** What the producers read of the peer on every tell: its incarnation, lost or not, the association's state. */
+    private final PeerIncarnation incarnation;
+    private final PeerConnection connection;
+    private final OutboundDrain drain;
     private final ActorSystemSpi spi;
     /** The system's tracing hooks, or null (the default: no header block, nothing called). */
     private final MessageInstrumentation instrumentation;
-    /** {@link #wakeDrainer}, deferred to the end of an actor's turn; one instance, compared by identity. */
-    private final Runnable wakeTask = this::wakeDrainer;
+    /** {@link OutboundDrain#wake}, deferred to the end of an actor's turn; one instance, compared by identity. */
+    private final Runnable wakeTask;
     private final SerializerRegistry serializers;
     private final int capacity;
     private final int maxPayload;
@@ -187,10 +194,7 @@ final class OutboundRing {
 
     // ---- the ring, allocated by the first send (under idLock); read lock-free
     private volatile ManyToOneRingBuffer ring;
-    private ByteBuffer ringMemory;
 
-    @SuppressWarnings("unused")
-    private volatile int drainScheduled;
     /** Messages queued while the node was not connected; reset when it connects. */
     @SuppressWarnings("unused")
     private volatile int queuedWhileDown;
@@ -207,9 +211,14 @@ final class OutboundRing {
     @SuppressWarnings("unused")
     private volatile int nextEphemeral;
 
-    OutboundRing(Association association, TransportCore core) {
-        this.association = association;
+    OutboundRing(Association association, OutboundDrain drain) {
+        final TransportCore core = association.core;
+        this.address = association.address;
         this.core = core;
+        this.incarnation = association.incarnation;
+        this.connection = association.connection;
+        this.drain = drain;
+        this.wakeTask = drain.wakeTask;
         this.spi = core.spi;
         this.instrumentation = core.spi.instrumentation();
         this.serializers = core.settings.serializers();
@@ -233,38 +242,38 @@ final class OutboundRing {
      * have been seen on this association.
      */
     void send(RemoteActorRef<?> recipient, RemoteActorRef.Binding b, Object message) {
-        final Association a = association;
-        if (a.isDead(recipient)) {
+        final PeerIncarnation peer = incarnation;
+        if (peer.isDead(recipient)) {
             core.deadLetters.publish(message, recipient.path(), DeadLetterReason.UNKNOWN_RECIPIENT);
             return;
         }
-        if (a.isClosed() || core.isShutdown()) {
+        if (peer.isClosed() || core.isShutdown()) {
             core.deadLetters.publish(message, recipient.path(), DeadLetterReason.TERMINATED);
             return;
         }
         final SerializerRegistry.Binding binding = serializers.binding(message.getClass());
         if (binding == null) {
-            core.logNoSerializer(message.getClass(), recipient.path());
+            core.failures.logNoSerializer(message.getClass(), recipient.path());
             core.deadLetters.publish(message, recipient.path(), DeadLetterReason.NO_SERIALIZER);
             return;
         }
-        final boolean counted = !a.isActive();
+        final boolean counted = !peer.isActive();
         if (counted && (int) QUEUED.getAndAdd(this, 1) >= maxQueued) {
             QUEUED.getAndAdd(this, -1);
             fail(message, recipient, DeadLetterReason.OUTBOUND_OVERFLOW);
             return;
         }
-        a.start();
+        connection.start();
         ManyToOneRingBuffer r = ring;
         if (r == null) {
             r = allocate();
         }
         final Producer producer = PRODUCER.get();
         producer.advertsLength = 0;
-        write(a, r, producer, recipient, b, binding, message, counted);
+        write(peer, r, producer, recipient, b, binding, message, counted);
     }
 
-    private void write(Association a, ManyToOneRingBuffer r, Producer producer, RemoteActorRef<?> recipient,
+    private void write(PeerIncarnation peer, ManyToOneRingBuffer r, Producer producer, RemoteActorRef<?> recipient,
                        RemoteActorRef.Binding b, SerializerRegistry.Binding binding, Object message, boolean counted) {
         final ExpandableDirectByteBuffer scratch = producer.scratch;
         final Serializer<Object> serializer = binding.serializer();
@@ -283,7 +292,7 @@ final class OutboundRing {
                 }
             }
             final int manifest = serializer.includeManifest() ? idOfClass(binding.type()) : 0;
-            scratch.putLong(RECORD_INCARNATION, a.peerUid(), ByteOrder.BIG_ENDIAN);
+            scratch.putLong(RECORD_INCARNATION, peer.uid(), ByteOrder.BIG_ENDIAN);
             scratch.putLong(RECORD_EXPIRY, core.coarseNanos() + maxQueueNanos, ByteOrder.BIG_ENDIAN);
             Frames.encodeUserHeader(scratch, RECORD_BODY, rid, serializer.id(), manifest);
             int payloadAt = RECORD_BODY + Protocol.USER_PAYLOAD_OFFSET;
@@ -308,13 +317,13 @@ final class OutboundRing {
             return;
         } catch (RuntimeException e) {
             undoCount(counted);
-            core.logSerializationFailure(message, recipient.path(), e);
+            core.failures.logSerializationFailure(message, recipient.path(), e);
             core.deadLetters.publish(message, recipient.path(), DeadLetterReason.SERIALIZATION_FAILED);
             return;
         }
         if (length - RECORD_BODY > maxPayload) {
             undoCount(counted);
-            core.logSerializationFailure(message, recipient.path(),
+            core.failures.logSerializationFailure(message, recipient.path(),
                 new IllegalArgumentException("serialized message of " + (length - RECORD_BODY) + " bytes exceeds the largest frame this node"
                     + " sends, " + maxPayload + " bytes (RemoteSettings.Builder.maxFrameSize, and an eighth of outboundBufferSize)"));
             core.deadLetters.publish(message, recipient.path(), DeadLetterReason.SERIALIZATION_FAILED);
@@ -324,10 +333,10 @@ final class OutboundRing {
         final PendingAsk ask = producer.ask;
         if (ask != null) {
             producer.ask = null;
-            if (a.isLost()) {
+            if (peer.isLost()) {
                 // the node that would answer is known to be gone: fail the ask now, send nothing
                 undoCount(counted);
-                ask.fail(new PeerUnreachableException(a.address, "declared lost"));
+                ask.fail(new PeerUnreachableException(address, "declared lost"));
                 core.deadLetters.publish(message, recipient.path(), DeadLetterReason.UNKNOWN_RECIPIENT);
                 return;
             }
@@ -336,7 +345,7 @@ final class OutboundRing {
             if (ask.deadlineNanos() - expiry < 0) {
                 scratch.putLong(RECORD_EXPIRY, ask.deadlineNanos(), ByteOrder.BIG_ENDIAN);
             }
-            a.trackAsk(ask);
+            peer.trackAsk(ask);
         }
         final int recordLength = producer.advertsLength == 0 ? length : appendAdverts(producer, scratch, length);
         if (recordLength != length) {
@@ -351,7 +360,7 @@ final class OutboundRing {
         // turn sent to this node: one drain and one write for a turn's worth of messages, where a
         // wake-up per message let the drainer race the actor and send them a few at a time.
         if (!spi.runAtEndOfTurn(wakeTask)) {
-            wakeDrainer();
+            drain.wake();
         }
     }
 
@@ -368,24 +377,12 @@ final class OutboundRing {
         core.deadLetters.publish(message, recipient.path(), reason);
     }
 
-    void wakeDrainer() {
-        // At most one pending drain task: producers that find it scheduled just leave their record.
-        // The full fence orders the record's commit (a release store) before the flag load; without
-        // it the drainer could clear the flag and miss the record while this producer still sees
-        // the old flag (store-load reordering), and the record would wait for the next tell.
-        VarHandle.fullFence();
-        if ((int) DRAIN_SCHEDULED.getVolatile(this) == 0 && DRAIN_SCHEDULED.compareAndSet(this, 0, 1)) {
-            association.scheduleDrain();
-        }
-    }
-
     private ManyToOneRingBuffer allocate() {
         synchronized (idLock) {
             ManyToOneRingBuffer r = ring;
             if (r == null) {
-                ringMemory = ByteBuffer.allocateDirect(capacity + RingBufferDescriptor.TRAILER_LENGTH);
-                r = new ManyToOneRingBuffer(new UnsafeBuffer(ringMemory));
-                core.outboundBufferAllocated(capacity);
+                r = new ManyToOneRingBuffer(new UnsafeBuffer(ByteBuffer.allocateDirect(capacity + RingBufferDescriptor.TRAILER_LENGTH)));
+                core.metrics.outboundBufferAllocated(capacity);
                 ring = r;
             }
             return r;
@@ -410,9 +407,9 @@ final class OutboundRing {
         if (ref instanceof RemoteActorRef) {
             text = ref.path().toString();
         } else {
-            text = core.addressed(ref.path()).toString();
+            text = core.addresses.addressed(ref.path()).toString();
             // exported weakly: the entry goes with the ref once nothing else holds it
-            core.export(text, ref, messageType);
+            core.exports.export(text, ref, messageType);
             if (RemoteActorRef.isTemporary(ref.path())) {
                 // an ask's reply-to ref (one per request): a slot, so it never fills the table, and
                 // the table does not keep the ref (and its export) alive after the ask completed
@@ -458,10 +455,10 @@ final class OutboundRing {
      * @return whether the notice was queued
      */
     boolean sendFailure(ActorRef<?> askRef, int reason, String recipient, String messageType) {
-        if (association.isClosed() || core.isShutdown()) {
+        if (incarnation.isClosed() || core.isShutdown()) {
             return false;
         }
-        association.start();
+        connection.start();
         ManyToOneRingBuffer r = ring;
         if (r == null) {
             r = allocate();
@@ -479,7 +476,7 @@ final class OutboundRing {
         } catch (SendFailure f) {
             return false;
         }
-        wakeDrainer();
+        drain.wake();
         return true;
     }
 
@@ -531,17 +528,12 @@ final class OutboundRing {
     }
 
     // =====================================================================================
-    // Consumer (the association's event loop)
+    // Read by the consumer (the association's event loop) and by metrics
     // =====================================================================================
 
-    /** Clears the wake-up flag before reading; a full fence (see {@link #wakeDrainer}). */
-    void drainStarted() {
-        DRAIN_SCHEDULED.setVolatile(this, 0);
-    }
-
-    /** @return whether a drain task is scheduled and has not started yet */
-    boolean drainPending() {
-        return (int) DRAIN_SCHEDULED.getVolatile(this) != 0;
+    /** @return the ring buffer for {@link OutboundDrain} to read, or null before the first send */
+    ManyToOneRingBuffer buffer() {
+        return ring;
     }
 
     /** The node connected: the count bound on messages queued while it was down starts again. */
@@ -557,29 +549,10 @@ final class OutboundRing {
         } while (q > 0 && !QUEUED.compareAndSet(this, q, Math.max(0, q - n)));
     }
 
-    /**
-     * Reads up to {@code limit} records; the handler gets the record's buffer, offset and length.
-     *
-     * @return records consumed
-     */
-    int read(ControlledMessageHandler handler, int limit) {
-        final ManyToOneRingBuffer r = ring;
-        return r == null ? 0 : r.controlledRead(handler, limit);
-    }
-
     /** @return bytes waiting (approximate) */
     int size() {
         final ManyToOneRingBuffer r = ring;
         return r == null ? 0 : r.size();
-    }
-
-    /** @return the ring's memory, for copying a record without a view object; null before the first send */
-    ByteBuffer memory() {
-        return ringMemory;
-    }
-
-    boolean allocated() {
-        return ring != null;
     }
 
     long overflows() {

@@ -10,7 +10,7 @@ package dev.troupe.remote.internal;
  * {@link #lastPhi()} may be read from any thread (a volatile published after each evaluation).
  * Allocates nothing after construction.
  */
-public final class PhiAccrualFailureDetector {
+final class PhiAccrualFailureDetector {
 
     private final double threshold;
     private final long minStdDevNanos;
@@ -24,7 +24,7 @@ public final class PhiAccrualFailureDetector {
     private long lastHeartbeat = -1;
     private volatile double lastPhi;
 
-    public PhiAccrualFailureDetector(double threshold, int windowSize, long minStdDevNanos, long acceptablePauseNanos,
+    PhiAccrualFailureDetector(double threshold, int windowSize, long minStdDevNanos, long acceptablePauseNanos,
                                      long firstIntervalNanos) {
         this.threshold = threshold;
         this.minStdDevNanos = minStdDevNanos;
@@ -34,19 +34,19 @@ public final class PhiAccrualFailureDetector {
     }
 
     /** @return whether any heartbeat (or {@link #start}) was recorded */
-    public boolean isMonitoring() {
+    boolean isMonitoring() {
         return lastHeartbeat >= 0;
     }
 
     /** Starts monitoring without a heartbeat: a node never reached is lost after the usual bound. */
-    public void start(long nowNanos) {
+    void start(long nowNanos) {
         if (lastHeartbeat < 0) {
             heartbeat(nowNanos);
         }
     }
 
     /** Forgets the history, for a new incarnation of the node. */
-    public void reset() {
+    void reset() {
         count = 0;
         next = 0;
         sum = 0;
@@ -55,7 +55,7 @@ public final class PhiAccrualFailureDetector {
         lastPhi = 0;
     }
 
-    public void heartbeat(long nowNanos) {
+    void heartbeat(long nowNanos) {
         if (lastHeartbeat < 0) {
             // Seed with the expected interval and a wide deviation, as Akka does.
             add(firstIntervalNanos - firstIntervalNanos / 4);
@@ -82,7 +82,7 @@ public final class PhiAccrualFailureDetector {
     }
 
     /** @return phi now; 0 when not monitoring */
-    public double phi(long nowNanos) {
+    double phi(long nowNanos) {
         if (lastHeartbeat < 0) {
             lastPhi = 0;
             return 0;
@@ -96,12 +96,12 @@ public final class PhiAccrualFailureDetector {
     }
 
     /** @return whether phi is above the threshold now */
-    public boolean isAvailable(long nowNanos) {
+    boolean isAvailable(long nowNanos) {
         return phi(nowNanos) < threshold;
     }
 
     /** @return phi from the last evaluation, for metrics */
-    public double lastPhi() {
+    double lastPhi() {
         return lastPhi;
     }
 

@@ -19,56 +19,56 @@ import java.nio.charset.StandardCharsets;
  *   length counts the type byte and the body: 1 .. maxFrameSize
  * </pre>
  */
-public final class Protocol {
+final class Protocol {
 
     private Protocol() {
     }
 
     /** "TRPE", sent once by the connecting side before its first frame. */
-    public static final int MAGIC = 0x54525045;
+    static final int MAGIC = 0x54525045;
     /**
      * The only version this code speaks. Version 2 (no USER flags, no FAILURE) and version 1
      * (proofs over nonces and UIDs only, the accepting side proving first) are refused with
      * {@code protocol-version}.
      */
-    public static final int VERSION = 3;
+    static final int VERSION = 3;
 
     /** Bytes of the length prefix. */
-    public static final int LENGTH_FIELD = 4;
+    static final int LENGTH_FIELD = 4;
     /** Bytes of length prefix and type together, the frame header. */
-    public static final int HEADER = 5;
+    static final int HEADER = 5;
 
     /** Frames before the handshake completes are capped at this size, whatever maxFrameSize says. */
-    public static final int MAX_HANDSHAKE_FRAME = 1024;
+    static final int MAX_HANDSHAKE_FRAME = 1024;
 
-    public static final byte HELLO = 0x01;
-    public static final byte HELLO_REPLY = 0x02;
-    public static final byte AUTH = 0x03;
-    public static final byte ADVERTISE = 0x04;
-    public static final byte USER = 0x05;
-    public static final byte SYSTEM = 0x06;
-    public static final byte SYSTEM_ACK = 0x07;
-    public static final byte HEARTBEAT = 0x08;
-    public static final byte HEARTBEAT_REPLY = 0x09;
-    public static final byte CLOSE = 0x0A;
-    public static final byte AUTH_REPLY = 0x0B;
+    static final byte HELLO = 0x01;
+    static final byte HELLO_REPLY = 0x02;
+    static final byte AUTH = 0x03;
+    static final byte ADVERTISE = 0x04;
+    static final byte USER = 0x05;
+    static final byte SYSTEM = 0x06;
+    static final byte SYSTEM_ACK = 0x07;
+    static final byte HEARTBEAT = 0x08;
+    static final byte HEARTBEAT_REPLY = 0x09;
+    static final byte CLOSE = 0x0A;
+    static final byte AUTH_REPLY = 0x0B;
     /** A message could not be delivered: the receiving node tells the sending node (version 3). */
-    public static final byte FAILURE = 0x0C;
+    static final byte FAILURE = 0x0C;
     /** Highest known type; anything above, or 0, is unknown. */
-    public static final byte MAX_TYPE = FAILURE;
+    static final byte MAX_TYPE = FAILURE;
 
     /** Authentication modes carried in HELLO and HELLO_REPLY. */
-    public static final int AUTH_INSECURE = 0;
-    public static final int AUTH_HMAC = 1;
-    public static final int AUTH_TLS = 2;
+    static final int AUTH_INSECURE = 0;
+    static final int AUTH_HMAC = 1;
+    static final int AUTH_TLS = 2;
 
     /** Nonce and proof sizes. */
-    public static final int NONCE_LENGTH = 16;
-    public static final int PROOF_LENGTH = 32;
+    static final int NONCE_LENGTH = 16;
+    static final int PROOF_LENGTH = 32;
 
     /** ADVERTISE kinds. */
-    public static final int KIND_ACTOR_PATH = 1;
-    public static final int KIND_MANIFEST = 2;
+    static final int KIND_ACTOR_PATH = 1;
+    static final int KIND_MANIFEST = 2;
 
     /**
      * Ids with this bit name one of {@link #EPHEMERAL_SLOTS} reusable slots instead of a table
@@ -77,20 +77,20 @@ public final class Protocol {
      * slot is redefined only in ring order after every message that used its old meaning, so a
      * node asks a peer any number of times with a bounded table on both sides.
      */
-    public static final int EPHEMERAL_ID = 0x4000_0000;
+    static final int EPHEMERAL_ID = 0x4000_0000;
     /** Slots for temporary refs per direction of an association (a power of two). */
-    public static final int EPHEMERAL_SLOTS = 1024;
+    static final int EPHEMERAL_SLOTS = 1024;
 
     /** SYSTEM kinds. */
-    public static final int SYS_WATCH = 1;
-    public static final int SYS_UNWATCH = 2;
-    public static final int SYS_DEATH_WATCH_NOTIFICATION = 3;
+    static final int SYS_WATCH = 1;
+    static final int SYS_UNWATCH = 2;
+    static final int SYS_DEATH_WATCH_NOTIFICATION = 3;
 
     /** Largest system-message sequence number a peer may use or announce (far from overflow). */
-    public static final long MAX_SYSTEM_SEQ = 1L << 62;
+    static final long MAX_SYSTEM_SEQ = 1L << 62;
 
     /** CLOSE reasons. */
-    public static final int CLOSE_SHUTDOWN = 1;
+    static final int CLOSE_SHUTDOWN = 1;
 
     /**
      * USER frame body layout:
@@ -107,33 +107,33 @@ public final class Protocol {
      * Other flag bits are refused ({@code malformed-frame}). A frame without flags is the
      * version 2 layout.
      */
-    public static final int USER_RECIPIENT_OFFSET = 0;
-    public static final int USER_SERIALIZER_OFFSET = 4;
-    public static final int USER_MANIFEST_OFFSET = 8;
-    public static final int USER_FLAGS_OFFSET = 12;
-    public static final int USER_PAYLOAD_OFFSET = 13;
+    static final int USER_RECIPIENT_OFFSET = 0;
+    static final int USER_SERIALIZER_OFFSET = 4;
+    static final int USER_MANIFEST_OFFSET = 8;
+    static final int USER_FLAGS_OFFSET = 12;
+    static final int USER_PAYLOAD_OFFSET = 13;
 
     /** USER flag: the frame ends with the int32 id of the ask's reply-to ref, so a failure can fail the ask. */
-    public static final int FLAG_ASK = 0x01;
+    static final int FLAG_ASK = 0x01;
     /** USER flag: a header block (length-prefixed entries, such as a W3C traceparent) precedes the payload. */
-    public static final int FLAG_HEADERS = 0x02;
+    static final int FLAG_HEADERS = 0x02;
     /** Every flag this version knows. */
-    public static final int KNOWN_FLAGS = FLAG_ASK | FLAG_HEADERS;
+    static final int KNOWN_FLAGS = FLAG_ASK | FLAG_HEADERS;
     /** Bytes of the ask trailer. */
-    public static final int ASK_TRAILER = 4;
+    static final int ASK_TRAILER = 4;
     /** Largest header block (its entries, after the uint16 length). */
-    public static final int MAX_HEADER_BLOCK = 1024;
+    static final int MAX_HEADER_BLOCK = 1024;
 
     /**
      * FAILURE reasons, what the receiving node could not do with a USER frame. The body is
      * {@code uint8 reason, int32 ask ref id (0: a tell), str recipient path, str message type}.
      */
-    public static final int FAILURE_UNKNOWN_RECIPIENT = 1;
-    public static final int FAILURE_TYPE_MISMATCH = 2;
-    public static final int FAILURE_NO_SERIALIZER = 3;
-    public static final int FAILURE_DESERIALIZATION = 4;
+    static final int FAILURE_UNKNOWN_RECIPIENT = 1;
+    static final int FAILURE_TYPE_MISMATCH = 2;
+    static final int FAILURE_NO_SERIALIZER = 3;
+    static final int FAILURE_DESERIALIZATION = 4;
     /** At most this many UTF-8 bytes of each FAILURE text are sent and kept. */
-    public static final int MAX_FAILURE_TEXT = 512;
+    static final int MAX_FAILURE_TEXT = 512;
 
     /** Labels mixed into the HMAC proofs so a server proof can never pass as a client proof. */
     static final byte[] SERVER_LABEL = "troupe-v2-server".getBytes(StandardCharsets.US_ASCII);
@@ -143,7 +143,7 @@ public final class Protocol {
      * @param type a frame type byte
      * @return a short name for logs
      */
-    public static String typeName(int type) {
+    static String typeName(int type) {
         switch (type) {
             case HELLO: return "HELLO";
             case HELLO_REPLY: return "HELLO_REPLY";

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * therefore costs a counter increment per connection, not a log line. Peer-supplied text is
  * escaped ({@link LogText}) before it reaches the log. Thread-safe.
  */
-public final class RejectionLog {
+final class RejectionLog {
 
     private static final System.Logger LOG = System.getLogger("dev.troupe.remote.Rejections");
 
@@ -21,7 +21,7 @@ public final class RejectionLog {
     private final AtomicLong lines = new AtomicLong();
     private final long intervalNanos;
 
-    public RejectionLog(long intervalNanos) {
+    RejectionLog(long intervalNanos) {
         this.intervalNanos = intervalNanos;
     }
 
@@ -30,7 +30,7 @@ public final class RejectionLog {
      * @param peer who: a node address or a socket address (escaped before logging)
      * @param detail what was seen (escaped before logging)
      */
-    public void reject(FrameRejection reason, String peer, String detail) {
+    void reject(FrameRejection reason, String peer, String detail) {
         reject(reason, peer, detail, null);
     }
 
@@ -40,7 +40,7 @@ public final class RejectionLog {
      * @param detail what was seen (escaped before logging)
      * @param cause an unexpected exception, logged with its stack trace on the lines that are written; may be null
      */
-    public void reject(FrameRejection reason, String peer, String detail, Throwable cause) {
+    void reject(FrameRejection reason, String peer, String detail, Throwable cause) {
         final int i = reason.ordinal();
         counts.incrementAndGet(i);
         final long now = System.nanoTime();
@@ -61,12 +61,12 @@ public final class RejectionLog {
         }
     }
 
-    public long count(FrameRejection reason) {
+    long count(FrameRejection reason) {
         return counts.get(reason.ordinal());
     }
 
     /** @return log lines written so far (for tests of the rate limit) */
-    public long linesLogged() {
+    long linesLogged() {
         return lines.get();
     }
 }

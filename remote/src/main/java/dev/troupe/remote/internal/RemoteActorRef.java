@@ -2,8 +2,11 @@ package dev.troupe.remote.internal;
 
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.spi.DeathWatchNotification;
 import dev.troupe.actor.spi.InternalActorRef;
 import dev.troupe.actor.spi.SystemMessage;
+import dev.troupe.actor.spi.Watch;
 
 import java.nio.charset.StandardCharsets;
 
@@ -21,18 +24,26 @@ import java.nio.charset.StandardCharsets;
  * arrives inside a message creates no state for its node until a local actor sends there. An
  * association that was removed as idle is looked up again (and recreated, within the limit) on
  * the next tell. Thread-safe: the association and the compressed id it assigned travel together
- * in one immutable {@link Binding}, so a thread never pairs one association with another's id.
+ * in one {@link Binding}, so a thread never pairs one association with another's id.
+ *
+ * <p>The binding holds what the ref writes to: the association's {@link OutboundRing} for a tell
+ * and its {@link RemoteDeathWatch} for a system message, so {@link #tell} goes straight to the
+ * ring.
  */
-public final class RemoteActorRef<T> implements InternalActorRef<T> {
+final class RemoteActorRef<T> implements InternalActorRef<T> {
 
-    /** The association this ref sends through and its compressed id there (0 until assigned). */
+    /** The association this ref sends through, the rooms it writes to, and its compressed id there (0 until assigned). */
     static final class Binding {
         final Association association;
+        final OutboundRing ring;
+        final RemoteDeathWatch deathWatch;
         /** Benign race: every thread computes the same id for this association. */
         int id;
 
         Binding(Association association) {
             this.association = association;
+            this.ring = association.ring;
+            this.deathWatch = association.deathWatch;
         }
     }
 
@@ -65,10 +76,11 @@ public final class RemoteActorRef<T> implements InternalActorRef<T> {
         }
         final Binding b = binding();
         if (b == null) {
-            core.refusedByLimit(message, path);
+            // no association can be had for the node (the limit)
+            core.deadLetters.publish(message, path, DeadLetterReason.UNKNOWN_RECIPIENT);
             return;
         }
-        b.association.send(this, b, message);
+        b.ring.send(this, b, message);
     }
 
     /**
@@ -84,7 +96,7 @@ public final class RemoteActorRef<T> implements InternalActorRef<T> {
     }
 
     private Binding rebind() {
-        final Association a = core.associationForSend(root);
+        final Association a = core.associations.forSend(root);
         if (a == null) {
             return null;
         }
@@ -107,10 +119,13 @@ public final class RemoteActorRef<T> implements InternalActorRef<T> {
     public void sendSystem(SystemMessage message) {
         final Binding b = binding();
         if (b == null) {
-            core.refusedSystemByLimit(this, message);
+            // no association can be had for the node (the limit): a watch is answered at once
+            if (message instanceof Watch) {
+                ((Watch) message).watcher().sendSystem(new DeathWatchNotification(this, null));
+            }
             return;
         }
-        b.association.sendSystem(this, message);
+        b.deathWatch.send(this, message);
     }
 
     @Override
@@ -124,7 +139,7 @@ public final class RemoteActorRef<T> implements InternalActorRef<T> {
     }
 
     /** @return the node incarnation this ref is bound to, or 0 if it follows the address */
-    public long boundUid() {
+    long boundUid() {
         return boundUid;
     }
 

@@ -276,7 +276,7 @@ class FrameFuzzTest {
             "gamma", "127.0.0.1", deadPort));
         final byte[] valid = concat(reply, GoldenFrames.all().get("auth-reply.bin"), GoldenFrames.all().get("system-ack.bin"),
             GoldenFrames.all().get("heartbeat-reply.bin"));
-        final Association a = core.association(ActorPath.root("gamma", "127.0.0.1", deadPort), true);
+        final Association a = core.associations.get(ActorPath.root("gamma", "127.0.0.1", deadPort), true);
         for (int i = 0; i < ITERATIONS; i++) {
             final long seed = SEED + 30_000 + i;
             final Random r = new Random(seed);

@@ -78,7 +78,7 @@ class HandshakeHandlersTest {
     }
 
     private static long rejected(FrameRejection r) {
-        return core.framesRejected(r);
+        return core.rejections.count(r);
     }
 
     // ---------------------------------------------------------------- accepting side
@@ -95,7 +95,7 @@ class HandshakeHandlersTest {
         assertThat(reply.system()).isEqualTo("beta");
         assertThat(reply.uid()).isEqualTo(system.uid());
         assertThat(reply.host()).isEqualTo("127.0.0.1");
-        assertThat(reply.port()).isEqualTo(core.canonicalPort());
+        assertThat(reply.port()).isEqualTo(core.addresses.port());
         assertThat((Object) ch.readOutbound()).as("the accepting side proves nothing before AUTH").isNull();
 
         final byte[] proof = HMAC.clientProof(withoutLength(hello), withoutLength(replyFrame));
@@ -135,8 +135,8 @@ class HandshakeHandlersTest {
 
     @Test
     void claimedIdentitiesNoHonestPeerHasAreRefusedBeforeHelloReply() {
-        final String ownHost = core.canonicalHost();
-        final int ownPort = core.canonicalPort();
+        final String ownHost = core.addresses.host();
+        final int ownPort = core.addresses.port();
         final byte[][] claims = {
             hello(Protocol.VERSION, 0, "alpha", "127.0.0.1", deadPort, "beta"),                    // UID 0
             hello(Protocol.VERSION, system.uid(), "alpha", "127.0.0.1", deadPort, "beta"),         // this node's UID
@@ -191,7 +191,7 @@ class HandshakeHandlersTest {
     }
 
     private static Outbound outbound(String system) {
-        final Association a = core.association(ActorPath.root(system, "127.0.0.1", deadPort), true);
+        final Association a = core.associations.get(ActorPath.root(system, "127.0.0.1", deadPort), true);
         final FrameDecoder decoder = new FrameDecoder(core.settings.maxFrameSize(), false);
         final EmbeddedChannel ch = new EmbeddedChannel(decoder, new OutboundHandshake(core, a, decoder));
         final byte[] written = bytes(ch.readOutbound());

@@ -138,7 +138,7 @@ class RemoteFailuresTest {
         RemoteTestKit.await("all accounted for", Duration.ofSeconds(BOUND_SECONDS),
             () -> a.metrics().failuresReported(DeadLetterReason.UNKNOWN_RECIPIENT) + b.metrics().failureReportsDropped() == n);
         assertThat(b.metrics().failureReportsDropped()).as("the rate limit held some back").isPositive();
-        assertThat(a.recentFailures()).hasSizeLessThanOrEqualTo(TransportCore.RECENT_FAILURES);
+        assertThat(a.recentFailures()).hasSizeLessThanOrEqualTo(FailureReports.RECENT);
         assertThat(b.system().deadLetters().count(DeadLetterReason.UNKNOWN_RECIPIENT)).isEqualTo(n);
     }
 

@@ -10,6 +10,7 @@ import dev.troupe.cluster.sharding.internal.RegionProtocol.Leaving;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.LeavingSeen;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.ShardsReleased;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.Wire;
+import dev.troupe.remote.BinaryCodec;
 import dev.troupe.remote.Serializer;
 import dev.troupe.remote.SerializerRegistry;
 import org.agrona.DirectBuffer;
@@ -53,10 +54,12 @@ import java.nio.charset.StandardCharsets;
  * before it allocates, and fails with {@link IllegalArgumentException}: the transport makes the
  * message a dead letter {@code serialization-failed} and keeps the connection.
  *
- * <p>Cost: writing an envelope allocates nothing (the entity id is encoded char by char, a
- * manifest's bytes are cached per class); reading one allocates the envelope and the user's
- * message, and the entity id only when it was not read recently (a small cache of ASCII ids). The control messages allocate freely (rare). Thread-safe: the registry is
- * set once, by {@link dev.troupe.cluster.sharding.ClusterSharding#get}, before any region exists.
+ * <p>Cost: writing an envelope allocates nothing (the entity id is encoded char by char by
+ * {@link BinaryCodec#putUtf8}, its bound checked before anything is written; a manifest's bytes
+ * are cached per class); reading one allocates the envelope and the user's message, and the
+ * entity id only when it was not read recently (a small cache of ASCII ids). The control messages
+ * allocate freely (rare). Thread-safe: the registry is set once, by
+ * {@link dev.troupe.cluster.sharding.ClusterSharding#get}, before any region exists.
  */
 final class ShardingSerializer implements Serializer<Wire> {
 
@@ -145,10 +148,7 @@ final class ShardingSerializer implements Serializer<Wire> {
         int p = offset;
         buffer.putByte(p++, ENVELOPE);
         buffer.putByte(p++, (byte) Math.min(e.hops(), 127));
-        final int idBytes = putUtf8(buffer, p + 2, e.entityId());
-        if (idBytes > MAX_ENTITY_ID_BYTES) {
-            throw new IllegalArgumentException("entity id of " + idBytes + " bytes, at most " + MAX_ENTITY_ID_BYTES + " cross the wire");
-        }
+        final int idBytes = BinaryCodec.putUtf8(buffer, p + 2, e.entityId(), MAX_ENTITY_ID_BYTES, "entity id");
         buffer.putShort(p, (short) idBytes, ByteOrder.BIG_ENDIAN);
         p += 2 + idBytes;
         final Serializer<Object> inner = binding.serializer();
@@ -339,39 +339,6 @@ final class ShardingSerializer implements Serializer<Wire> {
             p += 12;
         }
         return new Shards(shards, epochs);
-    }
-
-    /**
-     * Writes a string as UTF-8 char by char (no intermediate {@code byte[]}: the envelope's hot path).
-     * An unpaired surrogate is written as {@code '?'}, as {@link String#getBytes} would.
-     *
-     * @return the bytes written
-     */
-    static int putUtf8(MutableDirectBuffer buffer, int offset, String s) {
-        int p = offset;
-        final int n = s.length();
-        for (int i = 0; i < n; i++) {
-            final char c = s.charAt(i);
-            if (c < 0x80) {
-                buffer.putByte(p++, (byte) c);
-            } else if (c < 0x800) {
-                buffer.putByte(p++, (byte) (0xC0 | (c >> 6)));
-                buffer.putByte(p++, (byte) (0x80 | (c & 0x3F)));
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                final int cp = Character.toCodePoint(c, s.charAt(++i));
-                buffer.putByte(p++, (byte) (0xF0 | (cp >> 18)));
-                buffer.putByte(p++, (byte) (0x80 | ((cp >> 12) & 0x3F)));
-                buffer.putByte(p++, (byte) (0x80 | ((cp >> 6) & 0x3F)));
-                buffer.putByte(p++, (byte) (0x80 | (cp & 0x3F)));
-            } else if (Character.isSurrogate(c)) {
-                buffer.putByte(p++, (byte) '?');
-            } else {
-                buffer.putByte(p++, (byte) (0xE0 | (c >> 12)));
-                buffer.putByte(p++, (byte) (0x80 | ((c >> 6) & 0x3F)));
-                buffer.putByte(p++, (byte) (0x80 | (c & 0x3F)));
-            }
-        }
-        return p - offset;
     }
 
     /** Peer text in an exception message: bounded, control characters escaped. */

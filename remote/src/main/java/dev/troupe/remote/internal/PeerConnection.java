@@ -1,0 +1,351 @@
+package dev.troupe.remote.internal;
+
+import dev.troupe.actor.ActorPath;
+import dev.troupe.remote.AssociationEvent;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.util.concurrent.ScheduledFuture;
+
+import java.net.ConnectException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The lifecycle of an association's outbound connection: started once (the heartbeat timer and
+ * the first connect), connected through {@link OutboundHandshake}, re-established with capped
+ * exponential backoff when it fails or closes, and the heartbeats on it with the phi failure
+ * detector that judges the peer by their replies. Every heartbeat interval the timer also gives
+ * the other rooms their periodic work (see {@link #tick}).
+ *
+ * <p>A loss declared by the failure detector keeps a connection that is up open
+ * ({@link #keepThroughLoss}): what was written to it still reaches a peer that was only slow, and a
+ * heartbeat reply on it proves that the incarnation it was opened to answers again.
+ *
+ * <p>Event-loop confined (plain fields), except {@link #start} (any thread) and the counters read
+ * by metrics.
+ */
+final class PeerConnection {
+
+    private final Association association;
+    private final Bootstrap bootstrap;
+    final PhiAccrualFailureDetector failureDetector;
+
+    private volatile boolean started;
+    private volatile long reconnects;
+    private Channel channel;
+    private boolean connecting;
+    private int backoffAttempt;
+    private boolean closing;
+    private ScheduledFuture<?> tick;
+    /**
+     * {@link #channel} stayed open when the failure detector declared the node lost (see
+     * {@link PeerIncarnation#nodeLost}); implies that the incarnation is lost. Heartbeat replies on
+     * it prove that the incarnation it was opened to answers again: no other process can answer on
+     * an established connection. Cleared when that connection closes or the node answers.
+     */
+    private boolean keptThroughLoss;
+    /** The canonical address the peer stated in the handshake of {@link #channel}. */
+    private ActorPath peerRoot;
+    private final Runnable connectTask = this::connect;
+    private final ChannelFutureListener connectListener = this::onConnectDone;
+
+    PeerConnection(Association association, Bootstrap bootstrap) {
+        this.association = association;
+        this.bootstrap = bootstrap;
+        final dev.troupe.remote.RemoteSettings s = association.core.settings;
+        this.failureDetector = new PhiAccrualFailureDetector(s.phiThreshold(), 200, s.minHeartbeatStdDev().toNanos(),
+            s.acceptableHeartbeatPause().toNanos(), s.heartbeatInterval().toNanos());
+    }
+
+    /** @return the outbound connection, or null (loop) */
+    Channel channel() {
+        return channel;
+    }
+
+    boolean hasChannel() {
+        return channel != null;
+    }
+
+    boolean isClosing() {
+        return closing;
+    }
+
+    /** @return whether the heartbeat timer runs (the association started and was not removed since) */
+    boolean isTicking() {
+        return tick != null;
+    }
+
+    boolean isKeptThroughLoss() {
+        return keptThroughLoss;
+    }
+
+    ActorPath peerRoot() {
+        return peerRoot;
+    }
+
+    long reconnects() {
+        return reconnects;
+    }
+
+    // =====================================================================================
+    // Start, connect, reconnect
+    // =====================================================================================
+
+    /** Starts heartbeats and the connection once; any thread, one volatile read after the first call. */
+    void start() {
+        if (started) {
+            return;
+        }
+        synchronized (this) {
+            if (started) {
+                return;
+            }
+            started = true;
+        }
+        association.execute(() -> {
+            if (closing) {
+                return;
+            }
+            if (tick == null) {
+                failureDetector.start(System.nanoTime());
+                final long period = association.core.settings.heartbeatInterval().toNanos();
+                tick = association.loop.scheduleAtFixedRate(this::tick, period, period, TimeUnit.NANOSECONDS);
+            }
+            connect();
+        });
+    }
+
+    private void connect() {
+        if (closing || connecting || channel != null || association.isRemoved()) {
+            return;
+        }
+        connecting = true;
+        bootstrap.connect(association.root.host(), association.root.port()).addListener(connectListener);
+    }
+
+    private void onConnectDone(ChannelFuture f) {
+        if (!f.isSuccess()) {
+            connecting = false;
+            Association.LOG.log(System.Logger.Level.DEBUG, "connect to " + association.address + " failed: " + f.cause());
+            final Throwable cause = f.cause();
+            association.core.associations.fire(new AssociationEvent.ConnectFailed(association.root, String.valueOf(cause),
+                cause instanceof ConnectException && !(cause instanceof ConnectTimeoutException)));
+            scheduleReconnect();
+        }
+        // on success the handshake continues in OutboundHandshake, which calls outboundReady or outboundClosed
+    }
+
+    private void scheduleReconnect() {
+        if (closing || association.isRemoved()) {
+            return;
+        }
+        final long min = association.core.settings.reconnectMinBackoff().toNanos();
+        final long max = association.core.settings.reconnectMaxBackoff().toNanos();
+        final int shift = Math.min(backoffAttempt, 20);
+        long delay = Math.min(max, min << shift);
+        delay = (long) (delay * (0.8 + 0.4 * ThreadLocalRandom.current().nextDouble()));
+        backoffAttempt++;
+        reconnects++;
+        association.loop.schedule(connectTask, delay, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * The peer's address is dialled again at once: the connection is closed and re-established
+     * without backoff, so the UID found there decides a claim ({@link PeerIncarnation}).
+     */
+    void redial() {
+        backoffAttempt = 0;
+        channel.close();
+    }
+
+    /**
+     * The outbound handshake finished on {@code ch}: the UID reached decides what the incarnation
+     * believes, the failure detector's history starts afresh after an outage, and the outbound side
+     * resumes on the new connection (ids re-advertised, system messages renumbered and resent).
+     *
+     * @param expectedSystemSeq the system-message seq the peer expects next (AUTH_REPLY)
+     * @param peerRoot the canonical address the peer stated (HELLO_REPLY)
+     */
+    void outboundReady(Channel ch, long uid, long expectedSystemSeq, ActorPath peerRoot) {
+        connecting = false;
+        if (closing) {
+            ch.close();
+            return;
+        }
+        final PeerIncarnation peer = association.incarnation;
+        final boolean newIncarnation = peer.isOther(uid);
+        association.trust();
+        final boolean afterOutage = peer.outboundConfirmed(uid);
+        channel = ch;
+        this.peerRoot = peerRoot;
+        backoffAttempt = 0;
+        association.ring.connected();
+        if (afterOutage) {
+            failureDetector.reset(); // the outage is not a heartbeat interval: start the history afresh
+        }
+        final long now = System.nanoTime();
+        failureDetector.heartbeat(now);
+        association.touched(now);
+        association.drain.connected(ch, expectedSystemSeq, newIncarnation);
+        association.core.associations.fire(new AssociationEvent.Connected(association.root, peerRoot, uid));
+    }
+
+    /** The outbound connection closed, before or after its handshake. */
+    void outboundClosed(Channel ch) {
+        if (channel == ch) {
+            channel = null;
+            if (keptThroughLoss) {
+                keptThroughLoss = false;
+                association.system.clear(); // the connection that could still deliver them to the lost incarnation is gone
+            }
+            association.incarnation.outboundClosed();
+            association.drain.connectionClosed();
+        } else if (channel != null) {
+            return; // an old connection
+        } else if (!closing) {
+            association.core.associations.fire(new AssociationEvent.ConnectFailed(association.root,
+                "the connection closed before its handshake completed", false));
+        }
+        connecting = false;
+        scheduleReconnect();
+    }
+
+    // =====================================================================================
+    // Heartbeats and the failure detector
+    // =====================================================================================
+
+    /**
+     * The association's timer, every heartbeat interval: the drain's safety net and a heartbeat
+     * while connected (and the resend of unacknowledged system messages), the expiry of what
+     * waits while not; then the failure detector's verdict, the asks that completed, the idle check.
+     */
+    private void tick() {
+        final long now = System.nanoTime();
+        final Channel ch = channel;
+        if (ch != null && ch.isActive()) {
+            association.drain.drainIfQueued(); // safety net: nothing waits in the buffer longer than a heartbeat interval
+            final ByteBuf b = ch.alloc().directBuffer(13);
+            Frames.writeHeartbeat(b, now);
+            ch.writeAndFlush(b, ch.voidPromise());
+            association.system.resendIfDue(ch, now);
+        } else {
+            association.drain.expireWhileDown(now);
+        }
+        final PeerIncarnation peer = association.incarnation;
+        if (failureDetector.isMonitoring() && !peer.isUnreachable() && !failureDetector.isAvailable(now)) {
+            peer.nodeLost("failure detector: phi " + String.format("%.1f", failureDetector.lastPhi()) + " above "
+                + association.core.settings.phiThreshold(), AssociationEvent.LossReason.UNREACHABLE);
+        } else if (peer.isUnreachable()) {
+            failureDetector.phi(now);
+        }
+        peer.forgetCompletedAsks();
+        association.checkIdle(now);
+    }
+
+    /** A HEARTBEAT_REPLY on the outbound connection {@code ch} (loop). */
+    void heartbeatReply(Channel ch) {
+        if (keptThroughLoss && ch == channel) {
+            association.incarnation.resumeOnKeptConnection("it answers heartbeats again on the connection kept through the loss");
+        }
+        failureDetector.heartbeat(System.nanoTime());
+    }
+
+    /** A new incarnation, or the known one back after a loss: the failure detector's history starts afresh. */
+    void restartFailureDetector() {
+        failureDetector.reset(); // the outage is not a heartbeat interval: start the history afresh
+        failureDetector.start(System.nanoTime());
+    }
+
+    // =====================================================================================
+    // Through a loss
+    // =====================================================================================
+
+    /**
+     * The incarnation is declared lost. Artery's way with a verdict of the failure detector: a
+     * connection that is up stays up. Closing it would throw away what was written to it and not
+     * yet read by the node (the frames in Netty's outbound buffer, up to its 2 MiB high watermark,
+     * and, when replies wait unread in this socket, the node's receive queue too, as the close
+     * resets the connection): a node that was only slow (a starved process, a full mailbox that
+     * paused its reads) would lose them without a dead letter. The connection also tells the
+     * incarnation: heartbeat replies on it come from the process it was opened to. Its
+     * unacknowledged system messages stay with it, in sequence; they go when it closes.
+     *
+     * @return whether the connection is kept (only for {@code UNREACHABLE}, and only one that is up)
+     */
+    boolean keepThroughLoss(AssociationEvent.LossReason reason) {
+        final Channel ch = channel;
+        keptThroughLoss = reason == AssociationEvent.LossReason.UNREACHABLE && ch != null && ch.isActive();
+        return keptThroughLoss;
+    }
+
+    /** A loss that does not keep the connection: closed, so a fresh handshake tells a restart from a partition. */
+    void closeForLoss() {
+        if (channel != null) {
+            channel.close();
+        }
+    }
+
+    /**
+     * The incarnation the connection was kept for is gone (another one answered): so is the
+     * connection, and the system messages queued for that incarnation.
+     */
+    void dropKeptConnection() {
+        if (keptThroughLoss) {
+            keptThroughLoss = false;
+            association.system.clear();
+            channel.close();
+        }
+    }
+
+    /** The incarnation answers again on the kept connection: it is an ordinary one again. */
+    void resumedOnKeptConnection() {
+        keptThroughLoss = false;
+        restartFailureDetector();
+    }
+
+    // =====================================================================================
+    // Removal and shutdown (loop)
+    // =====================================================================================
+
+    /** The association is removed as idle: no timer, no connection (no CLOSE: this node is not going away). */
+    void stop() {
+        if (tick != null) {
+            tick.cancel(false);
+            tick = null;
+        }
+        started = false;
+        final Channel ch = channel;
+        channel = null;
+        keptThroughLoss = false;
+        if (ch != null) {
+            ch.close(); // no CLOSE frame: this node is not going away, it only forgets an idle peer
+        }
+    }
+
+    /**
+     * Sends CLOSE (if connected) and closes; no reconnects after this.
+     *
+     * @return completes when the connection closed (null if there was none); CLOSE goes after
+     *         every byte already written, so this also bounds the flush
+     */
+    ChannelFuture close() {
+        closing = true;
+        if (tick != null) {
+            tick.cancel(false);
+        }
+        final Channel ch = channel;
+        channel = null;
+        keptThroughLoss = false;
+        if (ch != null && ch.isActive()) {
+            final ByteBuf b = ch.alloc().directBuffer(6);
+            Frames.writeClose(b, Protocol.CLOSE_SHUTDOWN);
+            ch.writeAndFlush(b).addListener(ChannelFutureListener.CLOSE);
+            return ch.closeFuture();
+        }
+        return null;
+    }
+}
