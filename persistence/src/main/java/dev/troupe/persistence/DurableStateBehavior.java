@@ -69,25 +69,38 @@ public abstract class DurableStateBehavior<C, S> extends ExtensibleBehavior<C> {
     }
 
     /** @return the actor's context */
-    protected final ActorContext<C> getContext() {
+    protected final ActorContext<C> context() {
         return context;
     }
 
     /** @return the state before the first write */
     protected abstract S emptyState();
 
-    /** @param state the current state @param command the command @return the effect */
+    /**
+     * @param state the current state
+     * @param command the command
+     * @return the effect
+     */
     protected abstract StateEffect<S> onCommand(S state, C command);
 
-    /** @param state the state @param signal a signal ({@link RecoveryCompleted}, {@link RecoveryFailed}, the actor's) */
+    /**
+     * @param state the state
+     * @param signal a signal ({@link RecoveryCompleted}, {@link RecoveryFailed}, the actor's)
+     */
     protected void onSignal(S state, Signal signal) {
     }
 
-    /** @param command a command that could not be handled @param failure why (see {@link EventSourcedBehavior#onCommandRefused}) */
+    /**
+     * @param command a command that could not be handled
+     * @param failure why (see {@link EventSourcedBehavior#onCommandRefused})
+     */
     protected void onCommandRefused(C command, PersistenceException failure) {
     }
 
-    /** @param state the state being written @return a tag for the read side, or null */
+    /**
+     * @param state the state being written
+     * @return a tag for the read side, or null
+     */
     protected String tagFor(S state) {
         return null;
     }

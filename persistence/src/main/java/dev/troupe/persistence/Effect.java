@@ -46,7 +46,11 @@ public interface Effect<E, S> {
         return EffectImpl.persistAll(events);
     }
 
-    /** @param <E> the event type @param <S> the state type @return persist nothing; side effects run at once */
+    /**
+     * @param <E> the event type
+     * @param <S> the state type
+     * @return persist nothing; side effects run at once
+     */
     static <E, S> Effect<E, S> none() {
         return EffectImpl.none();
     }
@@ -60,7 +64,11 @@ public interface Effect<E, S> {
         return EffectImpl.unhandled();
     }
 
-    /** @param <E> the event type @param <S> the state type @return stop the entity (after side effects) */
+    /**
+     * @param <E> the event type
+     * @param <S> the state type
+     * @return stop the entity (after side effects)
+     */
     static <E, S> Effect<E, S> stop() {
         return EffectImpl.stop();
     }
@@ -75,7 +83,11 @@ public interface Effect<E, S> {
         return EffectImpl.stash();
     }
 
-    /** @param <E> the event type @param <S> the state type @return handle the commands stashed with {@link #stash()} now, oldest first */
+    /**
+     * @param <E> the event type
+     * @param <S> the state type
+     * @return handle the commands stashed with {@link #stash()} now, oldest first
+     */
     static <E, S> Effect<E, S> unstashAll() {
         return EffectImpl.<E, S>none().thenUnstashAll();
     }

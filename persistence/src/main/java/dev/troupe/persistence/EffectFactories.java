@@ -24,12 +24,18 @@ public final class EffectFactories<E, S> {
         return (EffectFactories<E, S>) INSTANCE;
     }
 
-    /** @param event the event @return {@link Effect#persist(Object)} */
+    /**
+     * @param event the event
+     * @return {@link Effect#persist(Object)}
+     */
     public Effect<E, S> persist(E event) {
         return Effect.persist(event);
     }
 
-    /** @param events the events @return {@link Effect#persist(List)} */
+    /**
+     * @param events the events
+     * @return {@link Effect#persist(List)}
+     */
     public Effect<E, S> persist(List<? extends E> events) {
         return Effect.persist(events);
     }

@@ -27,7 +27,11 @@ public final class EventSourcedBuilder<C, E, S> {
     /** A command handler: the state and the command give the effect. */
     @FunctionalInterface
     public interface CommandHandler<S, X, E> {
-        /** @param state the state @param command the command @return the effect */
+        /**
+         * @param state the state
+         * @param command the command
+         * @return the effect
+         */
         Effect<E, S> apply(S state, X command);
     }
 
@@ -48,7 +52,12 @@ public final class EventSourcedBuilder<C, E, S> {
     /** Whether to snapshot after an event. */
     @FunctionalInterface
     public interface SnapshotPredicate<S, E> {
-        /** @param state after the event @param event the event @param sequenceNr its number @return whether to snapshot */
+        /**
+         * @param state after the event
+         * @param event the event
+         * @param sequenceNr its number
+         * @return whether to snapshot
+         */
         boolean test(S state, E event, long sequenceNr);
     }
 
@@ -112,31 +121,46 @@ public final class EventSourcedBuilder<C, E, S> {
         return this;
     }
 
-    /** @param criteria snapshots and deletion @return this builder */
+    /**
+     * @param criteria snapshots and deletion
+     * @return this builder
+     */
     public EventSourcedBuilder<C, E, S> withRetention(RetentionCriteria criteria) {
         this.retention = Objects.requireNonNull(criteria, "criteria");
         return this;
     }
 
-    /** @param predicate also snapshot after an event when it holds @return this builder */
+    /**
+     * @param predicate also snapshot after an event when it holds
+     * @return this builder
+     */
     public EventSourcedBuilder<C, E, S> snapshotWhen(SnapshotPredicate<S, E> predicate) {
         this.snapshotWhen = Objects.requireNonNull(predicate, "predicate");
         return this;
     }
 
-    /** @param tagger an event's tags, comma separated, or null @return this builder */
+    /**
+     * @param tagger an event's tags, comma separated, or null
+     * @return this builder
+     */
     public EventSourcedBuilder<C, E, S> withTagger(Function<? super E, String> tagger) {
         this.tagger = Objects.requireNonNull(tagger, "tagger");
         return this;
     }
 
-    /** @param handler answers refused commands (see {@link EventSourcedBehavior#onCommandRefused}) @return this builder */
+    /**
+     * @param handler answers refused commands (see {@link EventSourcedBehavior#onCommandRefused})
+     * @return this builder
+     */
     public EventSourcedBuilder<C, E, S> onCommandRefused(BiConsumer<? super C, PersistenceException> handler) {
         this.onRefused = Objects.requireNonNull(handler, "handler");
         return this;
     }
 
-    /** @param capacity this entity's stash bound @return this builder */
+    /**
+     * @param capacity this entity's stash bound
+     * @return this builder
+     */
     public EventSourcedBuilder<C, E, S> withStashCapacity(int capacity) {
         if (capacity <= 0) {
             throw new IllegalArgumentException("stash capacity must be positive: " + capacity);

@@ -91,7 +91,10 @@ public final class PersistenceMetrics {
 
     // Recorders, for the runtime (public because the runtime lives in another package).
 
-    /** @param nanos the recovery's duration @param events events it applied */
+    /**
+     * @param nanos the recovery's duration
+     * @param events events it applied
+     */
     public void recordRecovery(long nanos, long events) {
         recoveries.increment();
         recoveryNanos.add(nanos);

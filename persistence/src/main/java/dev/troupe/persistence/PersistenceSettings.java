@@ -113,19 +113,28 @@ public final class PersistenceSettings {
             return this;
         }
 
-        /** @param journal the journal @return this builder */
+        /**
+         * @param journal the journal
+         * @return this builder
+         */
         public Builder journal(EventJournal journal) {
             this.journal = journal;
             return this;
         }
 
-        /** @param snapshotStore the snapshot store @return this builder */
+        /**
+         * @param snapshotStore the snapshot store
+         * @return this builder
+         */
         public Builder snapshotStore(SnapshotStore snapshotStore) {
             this.snapshotStore = snapshotStore;
             return this;
         }
 
-        /** @param durableStateStore the durable-state store @return this builder */
+        /**
+         * @param durableStateStore the durable-state store
+         * @return this builder
+         */
         public Builder durableStateStore(DurableStateStore durableStateStore) {
             this.durableStateStore = durableStateStore;
             return this;

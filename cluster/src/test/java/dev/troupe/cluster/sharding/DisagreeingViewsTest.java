@@ -4,10 +4,10 @@ import dev.troupe.cluster.Address;
 import dev.troupe.cluster.Cluster;
 import dev.troupe.cluster.sharding.internal.Placement;
 import dev.troupe.cluster.sharding.internal.RegionProtocol;
-import dev.troupe.cluster.testkit.Await;
 import dev.troupe.cluster.testkit.InMemoryCluster;
 import dev.troupe.cluster.testkit.MutableDiscovery;
 
+import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -144,19 +144,28 @@ public final class JdbcSettings {
             this.serializers = serializers;
         }
 
-        /** @param dialect the database's dialect (detected from the connection if not set) @return this builder */
+        /**
+         * @param dialect the database's dialect (detected from the connection if not set)
+         * @return this builder
+         */
         public Builder dialect(Dialect dialect) {
             this.dialect = dialect;
             return this;
         }
 
-        /** @param method how batches are written (COPY on PostgreSQL, a JDBC batch on H2 by default) @return this builder */
+        /**
+         * @param method how batches are written (COPY on PostgreSQL, a JDBC batch on H2 by default)
+         * @return this builder
+         */
         public Builder writeMethod(WriteMethod method) {
             this.writeMethod = method;
             return this;
         }
 
-        /** @param n the most events per batch (default 1,000) @return this builder */
+        /**
+         * @param n the most events per batch (default 1,000)
+         * @return this builder
+         */
         public Builder maxBatchEvents(int n) {
             this.maxBatchEvents = positive(n, "maxBatchEvents");
             return this;
@@ -176,37 +185,55 @@ public final class JdbcSettings {
             return this;
         }
 
-        /** @param n batches in flight at once (default 2), each holding one pooled connection while it commits @return this builder */
+        /**
+         * @param n batches in flight at once (default 2), each holding one pooled connection while it commits
+         * @return this builder
+         */
         public Builder batchesInFlight(int n) {
             this.batchesInFlight = positive(n, "batchesInFlight");
             return this;
         }
 
-        /** @param n rows per fetch when replaying (default 500) @return this builder */
+        /**
+         * @param n rows per fetch when replaying (default 500)
+         * @return this builder
+         */
         public Builder fetchSize(int n) {
             this.fetchSize = positive(n, "fetchSize");
             return this;
         }
 
-        /** @param n entities recovered by one query (default 100) @return this builder */
+        /**
+         * @param n entities recovered by one query (default 100)
+         * @return this builder
+         */
         public Builder recoveryBatch(int n) {
             this.recoveryBatch = positive(n, "recoveryBatch");
             return this;
         }
 
-        /** @param n reader threads (default 2) @return this builder */
+        /**
+         * @param n reader threads (default 2)
+         * @return this builder
+         */
         public Builder readers(int n) {
             this.readers = positive(n, "readers");
             return this;
         }
 
-        /** @param bytes the largest serialized event, snapshot or state (default 1 MiB) @return this builder */
+        /**
+         * @param bytes the largest serialized event, snapshot or state (default 1 MiB)
+         * @return this builder
+         */
         public Builder maxEventBytes(int bytes) {
             this.maxEventBytes = positive(bytes, "maxEventBytes");
             return this;
         }
 
-        /** @param timeout the statement timeout the store sets on its connections, or null for the database's @return this builder */
+        /**
+         * @param timeout the statement timeout the store sets on its connections, or null for the database's
+         * @return this builder
+         */
         public Builder statementTimeout(Duration timeout) {
             if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
                 throw new IllegalArgumentException("statementTimeout must be positive: " + timeout);
@@ -215,13 +242,19 @@ public final class JdbcSettings {
             return this;
         }
 
-        /** @param mode whether to create the tables (default embedded: only on H2) @return this builder */
+        /**
+         * @param mode whether to create the tables (default embedded: only on H2)
+         * @return this builder
+         */
         public Builder initializeSchema(InitializeSchema mode) {
             this.initializeSchema = Objects.requireNonNull(mode, "mode");
             return this;
         }
 
-        /** @param n sample one batch's latency in n (default 16) @return this builder */
+        /**
+         * @param n sample one batch's latency in n (default 16)
+         * @return this builder
+         */
         public Builder sampleEvery(int n) {
             this.sampleEvery = positive(n, "sampleEvery");
             return this;

@@ -250,12 +250,18 @@ public final class InMemoryStore implements PersistenceStore {
         }
     }
 
-    /** @param persistenceId an id @return its newest snapshot, or null */
+    /**
+     * @param persistenceId an id
+     * @return its newest snapshot, or null
+     */
     public SelectedSnapshot latestSnapshot(String persistenceId) {
         return loadLatest(persistenceId).toCompletableFuture().join();
     }
 
-    /** @param persistenceId an id @return the sequence numbers of its snapshots */
+    /**
+     * @param persistenceId an id
+     * @return the sequence numbers of its snapshots
+     */
     public List<Long> snapshotSequenceNrs(String persistenceId) {
         synchronized (lock) {
             final TreeMap<Long, Object> s = snapshots.get(persistenceId);
@@ -263,7 +269,10 @@ public final class InMemoryStore implements PersistenceStore {
         }
     }
 
-    /** @param persistenceId an id @return its stored state */
+    /**
+     * @param persistenceId an id
+     * @return its stored state
+     */
     public StoredState state(String persistenceId) {
         return load(persistenceId).toCompletableFuture().join();
     }

@@ -85,12 +85,18 @@ public abstract class AtomicWrite {
         return count;
     }
 
-    /** @param i 0 to {@link #count()} - 1 @return the event */
+    /**
+     * @param i 0 to {@link #count()} - 1
+     * @return the event
+     */
     public final Object event(int i) {
         return events[i];
     }
 
-    /** @param i 0 to {@link #count()} - 1 @return the event's tags, comma separated, or null */
+    /**
+     * @param i 0 to {@link #count()} - 1
+     * @return the event's tags, comma separated, or null
+     */
     public final String tags(int i) {
         return tags[i];
     }

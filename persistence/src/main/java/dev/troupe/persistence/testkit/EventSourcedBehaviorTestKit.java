@@ -178,7 +178,7 @@ public final class EventSourcedBehaviorTestKit<C, E, S> implements AutoCloseable
 
     /** @return the entity's state now (after every command sent before) */
     @SuppressWarnings("unchecked")
-    public S getState() {
+    public S state() {
         return (S) probe().state();
     }
 
@@ -266,7 +266,11 @@ public final class EventSourcedBehaviorTestKit<C, E, S> implements AutoCloseable
      */
     public record CommandResult<C, E, S>(C command, List<E> events, S state, Object reply) {
 
-        /** @param type the reply class @param <R> the reply type @return the reply, checked */
+        /**
+         * @param type the reply class
+         * @param <R> the reply type
+         * @return the reply, checked
+         */
         public <R> R replyOfType(Class<R> type) {
             return type.cast(reply);
         }

@@ -55,7 +55,10 @@ public final class Sql {
         }
     }
 
-    /** @param rows rows @return a multi-row insert of that many rows */
+    /**
+     * @param rows rows
+     * @return a multi-row insert of that many rows
+     */
     static String multiRowInsert(int rows) {
         final StringBuilder sb = new StringBuilder(INSERT_ONE.length() + rows * 26);
         sb.append("INSERT INTO ").append(JOURNAL).append(" (").append(COLUMNS).append(") VALUES ");

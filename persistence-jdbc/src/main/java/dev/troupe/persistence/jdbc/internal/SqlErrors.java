@@ -14,7 +14,10 @@ public final class SqlErrors {
     private SqlErrors() {
     }
 
-    /** @param e an error @return whether it is a unique-key violation (SQLState 23505, PostgreSQL and H2 alike) */
+    /**
+     * @param e an error
+     * @return whether it is a unique-key violation (SQLState 23505, PostgreSQL and H2 alike)
+     */
     public static boolean isUniqueViolation(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLException && "23505".equals(((SQLException) t).getSQLState())) {
@@ -24,7 +27,10 @@ public final class SqlErrors {
         return false;
     }
 
-    /** @param e an error @return its reason */
+    /**
+     * @param e an error
+     * @return its reason
+     */
     public static PersistenceFailure reason(Throwable e) {
         if (e instanceof PersistenceException) {
             return ((PersistenceException) e).reason();
