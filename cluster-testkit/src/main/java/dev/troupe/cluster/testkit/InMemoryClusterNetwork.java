@@ -1,12 +1,16 @@
-package dev.troupe.cluster;
+package dev.troupe.cluster.testkit;
 
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.DeadLetterReason;
-import dev.troupe.cluster.ClusterMessage.ReceptionistDelta;
-import dev.troupe.cluster.ClusterMessage.ReceptionistEntry;
-import dev.troupe.cluster.ClusterMessage.ReceptionistSnapshot;
+import dev.troupe.cluster.Address;
+import dev.troupe.cluster.UniqueAddress;
+import dev.troupe.cluster.spi.ClusterMessage;
+import dev.troupe.cluster.spi.ClusterMessage.ReceptionistDelta;
+import dev.troupe.cluster.spi.ClusterMessage.ReceptionistEntry;
+import dev.troupe.cluster.spi.ClusterMessage.ReceptionistSnapshot;
+import dev.troupe.cluster.spi.ClusterTransport;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -32,6 +36,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * their path, that drop messages while the link is blocked (dead letters {@code unknown-recipient}
  * on the sending side). Events are delivered synchronously to the listeners (which only tell
  * actors), under one lock. Thread-safe.
+ *
+ * <pre>{@code
+ * InMemoryClusterNetwork network = new InMemoryClusterNetwork();   // two systems named "shop"
+ * Cluster.start(systemA, settings, network.transport(systemA, "127.0.0.2", 2552));
+ * Cluster.start(systemB, settings, network.transport(systemB, "127.0.0.3", 2552));
+ * network.partition(List.of(new Address("shop", "127.0.0.2", 2552)),
+ *     List.of(new Address("shop", "127.0.0.3", 2552)));        // each side sees the other unreachable
+ * network.heal();
+ * }</pre>
+ *
+ * <p>In {@code troupe-cluster-testkit}: take it in test scope.
  */
 public final class InMemoryClusterNetwork {
 

@@ -1,5 +1,6 @@
-package dev.troupe.cluster.sharding;
+package dev.troupe.cluster.sharding.internal;
 
+import dev.troupe.cluster.sharding.ShardingMessageExtractor;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,9 @@
-package dev.troupe.cluster;
+package dev.troupe.cluster.spi;
 
 import dev.troupe.actor.ActorRef;
+import dev.troupe.cluster.MemberStatus;
+import dev.troupe.cluster.ServiceKey;
+import dev.troupe.cluster.UniqueAddress;
 
 import java.util.List;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package dev.troupe.cluster.sharding;
+package dev.troupe.cluster.sharding.internal;
 
 /**
  * MurmurHash3 (x86, 32-bit) of a string's UTF-8 bytes, computed from its chars without encoding
@@ -7,7 +7,7 @@ package dev.troupe.cluster.sharding;
  * short ids). Malformed input (a lone surrogate) hashes as {@code '?'}, as
  * {@code String.getBytes(UTF_8)} encodes it. Allocates nothing.
  */
-final class Murmur3 {
+public final class Murmur3 {
 
     private static final int C1 = 0xcc9e2d51;
     private static final int C2 = 0x1b873593;
@@ -20,7 +20,7 @@ final class Murmur3 {
      * @param seed the seed
      * @return the 32-bit MurmurHash3 of its UTF-8 encoding
      */
-    static int hashUtf8(String text, int seed) {
+    public static int hashUtf8(String text, int seed) {
         int h = seed;
         int block = 0;   // bytes of the current 4-byte block, little-endian
         int filled = 0;  // how many bytes of it are set

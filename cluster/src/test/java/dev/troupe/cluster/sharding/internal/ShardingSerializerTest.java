@@ -1,8 +1,10 @@
-package dev.troupe.cluster.sharding;
+package dev.troupe.cluster.sharding.internal;
 
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.cluster.Address;
+import dev.troupe.cluster.sharding.RemoteNodes;
+import dev.troupe.cluster.sharding.Tally;
 import dev.troupe.remote.Serializer;
 import dev.troupe.remote.SerializerRegistry;
 import org.agrona.ExpandableArrayBuffer;

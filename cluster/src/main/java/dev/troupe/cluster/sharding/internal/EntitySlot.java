@@ -1,4 +1,4 @@
-package dev.troupe.cluster.sharding;
+package dev.troupe.cluster.sharding.internal;
 
 import dev.troupe.actor.ActorRef;
 
@@ -11,7 +11,7 @@ import java.util.ArrayDeque;
  * lets senders tell the entity directly, from any thread, without passing through the region.
  *
  * <p>The gate is a count of senders inside it and a CLOSED bit, in one int. A sender
- * {@link #enter}s (one {@code getAndAdd}), tells the entity, and {@link #exit}s (another); the
+ * ({@link #tellIfOpen}) enters (one {@code getAndAdd}), tells the entity, and leaves (another); the
  * region {@link #close}s it to passivate or hand off the entity. Whoever brings a closed gate's
  * count to zero (the region itself, or the last sender inside) wins one CAS to DONE and tells the
  * region the slot is drained: from then on every message a sender told directly is already in
@@ -22,9 +22,10 @@ import java.util.ArrayDeque;
  *
  * <p>Many senders, one region thread. The fields below the gate are the region's own. What only
  * an entity being stopped needs lives in a {@link Stopping}, made when the gate closes, so a
- * running entity's slot is 48 bytes.
+ * running entity's slot is 48 bytes. Public only so that an entity ref can remember the slot it
+ * last told through ({@link ShardRouter#tell}); everything it offers is this package's.
  */
-final class EntitySlot {
+public final class EntitySlot {
 
     private static final int CLOSED = 1 << 30;
     private static final int DONE = 1 << 29;
@@ -91,7 +92,7 @@ final class EntitySlot {
      *
      * @return whether the caller may tell the entity directly; if so it must call {@link #exit} after
      */
-    boolean enter() {
+    private boolean enter() {
         final int s = (int) STATE.getAndAdd(this, 1);
         if ((s & CLOSED) == 0) {
             return true;
@@ -100,8 +101,30 @@ final class EntitySlot {
         return false;
     }
 
+    /**
+     * Any thread: tells the entity through the gate, stamping its last use: enter, stamp, tell,
+     * leave. One sender's direct messages reach the mailbox before the stop message the region
+     * sends once the closed gate has drained.
+     *
+     * @param message the entity's message
+     * @param now the sender's clock
+     * @return false if the gate is closed: the message was not told (the caller goes through the region)
+     */
+    boolean tellIfOpen(Object message, long now) {
+        if (!enter()) {
+            return false;
+        }
+        try {
+            touch(now);
+            ref.tell(message);
+        } finally {
+            exit();
+        }
+        return true;
+    }
+
     /** Any thread: leaves the gate after {@link #enter} (also when enter failed: it does so itself). */
-    void exit() {
+    private void exit() {
         final int s = (int) STATE.getAndAdd(this, -1);
         if (s == (CLOSED | 1)) {
             complete();
@@ -149,7 +172,7 @@ final class EntitySlot {
     }
 
     /** @param now the sender's clock */
-    void touch(long now) {
+    private void touch(long now) {
         // Skip the store when the coarse clock has not moved: the line stays shared among senders.
         if ((long) LAST_USE.getOpaque(this) != now) {
             LAST_USE.setOpaque(this, now);

@@ -1,4 +1,4 @@
-package dev.troupe.cluster.sharding;
+package dev.troupe.cluster.sharding.internal;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.cluster.Address;
@@ -8,7 +8,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The messages shard regions exchange (between nodes: strings, numbers, arrays and actor refs,
- * which a transport can carry) and the region's messages to itself.
+ * which a transport can carry) and the region's messages to itself. The envelopes are public:
+ * a dead letter of a sharded message may carry one.
  *
  * <p>Ownership of a shard moves without a coordinator: a node whose view makes it a shard's
  * owner asks every other member with the role to {@link AcquireShards release} it, and starts
@@ -18,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
  * has an epoch, and only answers for the current attempt count, so an old release never lets a
  * shard start twice. See docs/sharding.md.
  */
-final class RegionProtocol {
+public final class RegionProtocol {
 
     private RegionProtocol() {
     }
@@ -28,7 +29,7 @@ final class RegionProtocol {
      * region is published with on the remote transport, so a peer's message of any other class is
      * dropped ({@code type-mismatch}) before it reaches the region.
      */
-    sealed interface Wire permits EntityEnvelope, AcquireShards, ShardsReleased, Leaving, LeavingSeen {
+    public sealed interface Wire permits EntityEnvelope, AcquireShards, ShardsReleased, Leaving, LeavingSeen {
     }
 
     /**
@@ -38,12 +39,12 @@ final class RegionProtocol {
      * @param message the entity's message
      * @param hops how many times regions have forwarded it to another node so far
      */
-    record EntityEnvelope(String entityId, Object message, int hops) implements Wire {
+    public record EntityEnvelope(String entityId, Object message, int hops) implements Wire {
     }
 
     /**
      * A message from an entity ref of this node that took the region's path. It is counted in
-     * {@link RegionHandle#viaRegion} until the region has put it into the entity's mailbox, sent
+     * {@link ShardRouter}'s per-shard count until the region has put it into the entity's mailbox, sent
      * it to another node or made it a dead letter; while a shard has such messages outstanding,
      * the node's senders take the region's path too, so a sender's messages never overtake each
      * other (as they could when an entity starts: an earlier message still in the region's
@@ -53,7 +54,7 @@ final class RegionProtocol {
      * @param shard its shard, as the entity ref computed it (the count to release is that shard's)
      * @param message the entity's message
      */
-    record LocalEnvelope(String entityId, int shard, Object message) {
+    public record LocalEnvelope(String entityId, int shard, Object message) {
     }
 
     /**

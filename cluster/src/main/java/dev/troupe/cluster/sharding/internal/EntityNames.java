@@ -1,4 +1,4 @@
-package dev.troupe.cluster.sharding;
+package dev.troupe.cluster.sharding.internal;
 
 import java.nio.charset.StandardCharsets;
 

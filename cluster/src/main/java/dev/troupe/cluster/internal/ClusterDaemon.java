@@ -1,25 +1,37 @@
-package dev.troupe.cluster;
+package dev.troupe.cluster.internal;
 
-import dev.troupe.cluster.discovery.HostPort;
 import dev.troupe.actor.ActorContext;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.TimerScheduler;
-import dev.troupe.cluster.internal.Membership;
-import dev.troupe.cluster.ClusterMessage.MemberInfo;
+import dev.troupe.cluster.Address;
+import dev.troupe.cluster.Cluster;
+import dev.troupe.cluster.ClusterEvent;
+import dev.troupe.cluster.ClusterSettings;
+import dev.troupe.cluster.ClusterState;
+import dev.troupe.cluster.LeaveHook;
+import dev.troupe.cluster.Member;
+import dev.troupe.cluster.MemberStatus;
+import dev.troupe.cluster.UniqueAddress;
+import dev.troupe.cluster.discovery.HostPort;
+import dev.troupe.cluster.spi.ClusterMessage;
+import dev.troupe.cluster.spi.ClusterMessage.MemberInfo;
+import dev.troupe.cluster.spi.ClusterTransport;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 /**
  * The actor that owns this node's {@link Membership}: it feeds it transport events, discovery
- * results and ticks, carries out its effects, publishes each new view to {@link Cluster}, and
- * sends events to subscribers. Everything here is control traffic (joins, status changes,
- * reachability flips), so it may allocate.
+ * results and ticks, carries out its effects, publishes each new view through its
+ * {@link ClusterRuntime} (what {@link Cluster} reads), and sends events to subscribers.
+ * Everything here is control traffic (joins, status changes, reachability flips), so it may
+ * allocate.
  */
 final class ClusterDaemon {
 
@@ -119,11 +131,11 @@ final class ClusterDaemon {
         }
     }
 
-    static Behavior<Command> create(Cluster cluster) {
+    static Behavior<Command> create(ClusterRuntime cluster) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new ClusterDaemon(cluster, ctx, timers).behavior()));
     }
 
-    private final Cluster cluster;
+    private final ClusterRuntime cluster;
     private final ActorContext<Command> ctx;
     private final ClusterTransport transport;
     private final Membership membership;
@@ -138,7 +150,7 @@ final class ClusterDaemon {
     private final long pauseThresholdNanos;
     private final long pauseHoldNanos;
 
-    private ClusterDaemon(Cluster cluster, ActorContext<Command> ctx, TimerScheduler<Command> timers) {
+    private ClusterDaemon(ClusterRuntime cluster, ActorContext<Command> ctx, TimerScheduler<Command> timers) {
         this.cluster = cluster;
         this.ctx = ctx;
         this.transport = cluster.transport();
@@ -227,8 +239,11 @@ final class ClusterDaemon {
         if (cmd instanceof Received r) {
             if (r.message() instanceof MemberInfo info) {
                 membership.onMemberInfo(r.from(), info, now);
-            } else if (cluster.receptionistSink() != null && isMember(r.from())) {
-                cluster.receptionistSink().accept(r);
+            } else {
+                final BiConsumer<UniqueAddress, ClusterMessage> sink = cluster.receptionistSink();
+                if (sink != null && isMember(r.from())) {
+                    sink.accept(r.from(), r.message());
+                }
             }
         } else if (cmd instanceof Handshake h) {
             membership.onHandshake(h.peer(), h.dialed(), now);

@@ -1,14 +1,15 @@
-package dev.troupe.cluster.sharding;
+package dev.troupe.cluster.sharding.internal;
 
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.cluster.Address;
-import dev.troupe.cluster.sharding.RegionProtocol.AcquireShards;
-import dev.troupe.cluster.sharding.RegionProtocol.EntityEnvelope;
-import dev.troupe.cluster.sharding.RegionProtocol.Leaving;
-import dev.troupe.cluster.sharding.RegionProtocol.LeavingSeen;
-import dev.troupe.cluster.sharding.RegionProtocol.ShardsReleased;
-import dev.troupe.cluster.sharding.RegionProtocol.Wire;
+import dev.troupe.cluster.sharding.Entity;
+import dev.troupe.cluster.sharding.internal.RegionProtocol.AcquireShards;
+import dev.troupe.cluster.sharding.internal.RegionProtocol.EntityEnvelope;
+import dev.troupe.cluster.sharding.internal.RegionProtocol.Leaving;
+import dev.troupe.cluster.sharding.internal.RegionProtocol.LeavingSeen;
+import dev.troupe.cluster.sharding.internal.RegionProtocol.ShardsReleased;
+import dev.troupe.cluster.sharding.internal.RegionProtocol.Wire;
 import dev.troupe.remote.BinaryCodec;
 import dev.troupe.remote.Serializer;
 import dev.troupe.remote.SerializerRegistry;
@@ -57,8 +58,8 @@ import java.nio.charset.StandardCharsets;
  * {@link BinaryCodec#putUtf8}, its bound checked before anything is written; a manifest's bytes
  * are cached per class); reading one allocates the envelope and the user's message, and the
  * entity id only when it was not read recently (a small cache of ASCII ids). The control messages
- * allocate freely (rare). Thread-safe: the registry is set once, by {@link ClusterSharding#get},
- * before any region exists.
+ * allocate freely (rare). Thread-safe: the registry is set once, by
+ * {@link dev.troupe.cluster.sharding.ClusterSharding#get}, before any region exists.
  */
 final class ShardingSerializer implements Serializer<Wire> {
 

@@ -1,4 +1,4 @@
-package dev.troupe.cluster.sharding;
+package dev.troupe.cluster.sharding.internal;
 
 import dev.troupe.cluster.Address;
 
@@ -22,7 +22,7 @@ import java.util.List;
  * same address gets the same shards back. Deterministic: every node that sees the same members
  * computes the same owners. Not thread-safe; built on the shard region's thread.
  */
-final class Placement {
+public final class Placement {
 
     private static final long GOLDEN = 0x9E3779B97F4A7C15L;
 
@@ -34,7 +34,7 @@ final class Placement {
      * @param shards the number of shards
      * @return for each shard, the index of its owner in {@code members}; all -1 when there are none
      */
-    static int[] assign(List<Address> members, int shards) {
+    public static int[] assign(List<Address> members, int shards) {
         final int n = members.size();
         final int[] owner = new int[shards];
         if (n == 0) {

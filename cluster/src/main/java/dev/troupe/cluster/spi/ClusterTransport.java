@@ -1,5 +1,7 @@
-package dev.troupe.cluster;
+package dev.troupe.cluster.spi;
 
+import dev.troupe.cluster.Address;
+import dev.troupe.cluster.UniqueAddress;
 
 /**
  * What membership needs from the node-to-node transport, and nothing more. The cluster calls
@@ -7,9 +9,10 @@ package dev.troupe.cluster;
  * receptionist entries; the transport reports handshakes, reachability (its failure detector's
  * verdict), lost and restarted peers, and received messages to the {@link Listener}.
  *
- * <p>The remote transport implements it over its associations (handshake with address and uid,
- * phi-accrual heartbeats, reconnect with backoff); {@link InMemoryClusterNetwork} implements it
- * in one JVM for tests and simulations.
+ * <p>The remote transport implements it over its associations
+ * ({@link dev.troupe.cluster.RemoteClusterTransport}: handshake with address and uid, phi-accrual
+ * heartbeats, reconnect with backoff); {@code InMemoryClusterNetwork} of {@code troupe-cluster-testkit}
+ * implements it in one JVM for tests and simulations.
  *
  * <p>Contract: every method is thread-safe and never blocks for I/O. Events about one peer reach
  * the listener in the order they happened. A peer is identified by its {@link UniqueAddress}: the
