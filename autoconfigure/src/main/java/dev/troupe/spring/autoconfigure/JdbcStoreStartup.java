@@ -161,7 +161,16 @@ final class JdbcStoreStartup {
     /** Keeps HikariCP's types out of the class, so it loads without HikariCP. */
     private static final class Hikari {
         static String url(DataSource dataSource) {
-            return dataSource instanceof com.zaxxer.hikari.HikariDataSource h ? h.getJdbcUrl() : null;
+            if (dataSource instanceof com.zaxxer.hikari.HikariDataSource h) {
+                return h.getJdbcUrl();
+            }
+            try {
+                // a proxy or wrapper around the pool (Spring's DelegatingDataSource, a tracing proxy)
+                return dataSource.isWrapperFor(com.zaxxer.hikari.HikariDataSource.class)
+                    ? dataSource.unwrap(com.zaxxer.hikari.HikariDataSource.class).getJdbcUrl() : null;
+            } catch (SQLException e) {
+                return null;
+            }
         }
     }
 }
