@@ -18,9 +18,10 @@ import java.util.Objects;
  * operations failed since the previous check because the database could not be reached, timed out
  * or failed otherwise ({@code troupe.persistence.store.failures} with the reasons
  * {@code unavailable}, {@code timeout}, {@code other}), and none succeeded (no batch committed, no
- * event read), reports DOWN with the reasons. While DOWN, a check that sees no success asks the
- * database itself ({@link Connection#isValid}, as Boot's {@code db} indicator does) and reports UP
- * again once it answers, so an idle application does not stay DOWN after the database came back.
+ * event read), reports DOWN with the reasons. When some failed and some succeeded, and while DOWN
+ * with nothing new, the check asks the database itself ({@link Connection#isValid}, as Boot's
+ * {@code db} indicator does): DOWN unless it answers, so an idle application does not stay DOWN
+ * after the database came back, and one whose database went away after a success is not UP.
  * Failures that are the entities' own (a conflict, an event that does not serialize, an oversized
  * one, a full stash) are counted in the details, not in the status.
  *
@@ -81,17 +82,14 @@ public class TroupePersistenceHealthIndicator extends AbstractHealthIndicator {
             seenFailures = failures;
             seenSuccesses = successes;
             if (failed && !succeeded) {
-                down = true;
                 problem = "the store's writes and reads failed since the previous check (" + reasons(store) + "), and none succeeded";
-            } else if (succeeded) {
-                down = false;
-                problem = null;
-            } else if (down) {
-                problem = probe();
-                down = problem != null;
+            } else if (failed || (down && !succeeded)) {
+                // some failed and some succeeded, or no news since a failing check: the database says
+                problem = probe(succeeded);
             } else {
                 problem = null;
             }
+            down = problem != null;
         }
         if (problem != null) {
             builder.down().withDetail("reason", problem);
@@ -100,10 +98,10 @@ public class TroupePersistenceHealthIndicator extends AbstractHealthIndicator {
         }
     }
 
-    /** @return null if the database answers, else why not */
-    private String probe() {
+    /** @return null if the database answers (a store without one: if an operation succeeded), else why not */
+    private String probe(boolean succeeded) {
         if (dataSource == null) {
-            return "the store's last operations failed and none succeeded since";
+            return succeeded ? null : "the store's last operations failed and none succeeded since";
         }
         try (Connection c = dataSource.getConnection()) {
             return c.isValid(validationTimeoutSeconds) ? null : "the store's last operations failed, and its database does not answer";
