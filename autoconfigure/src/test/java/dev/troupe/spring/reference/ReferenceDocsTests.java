@@ -98,13 +98,13 @@ class ReferenceDocsTests {
             if (i < a.length && j < b.length && a[i].equals(b[j])) {
                 i++;
                 j++;
-            } else if (j < b.length && (i == a.length || lcs[i][j + 1] >= lcs[i + 1][j])) {
-                out.append(String.format("+%4d: %s%n", j + 1, b[j]));
-                j++;
-                shown++;
-            } else {
+            } else if (i < a.length && (j == b.length || lcs[i + 1][j] >= lcs[i][j + 1])) {
                 out.append(String.format("-%4d: %s%n", i + 1, a[i]));
                 i++;
+                shown++;
+            } else {
+                out.append(String.format("+%4d: %s%n", j + 1, b[j]));
+                j++;
                 shown++;
             }
         }
