@@ -293,7 +293,7 @@ public final class ReferenceDocs {
         out.append("## Observations\n\n");
         out.append("With `troupe.observations.enabled=true` (off by default), a tell made inside an observation, the"
             + " processing of that message and an ask are Micrometer observations: timers in the `MeterRegistry`"
-            + " under these names, and spans with a tracer ([tracing](../guide/observability.md#tracing)). The"
+            + " under these names, and spans with a tracer ([tracing](../guide/observability.md#trace-a-request-through-the-actors)). The"
             + " low-cardinality keys are the timers' tags and the spans' attributes; the high-cardinality ones are on"
             + " spans only.\n\n");
         out.append("| observation | timer (Prometheus) | low-cardinality keys | high-cardinality keys |\n|---|---|---|---|\n");
