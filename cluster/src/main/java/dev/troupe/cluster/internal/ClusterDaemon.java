@@ -163,6 +163,7 @@ final class ClusterDaemon {
         this.pauseHoldNanos = settings.discoveryInterval().toNanos() + settings.tickInterval().toNanos();
         this.membership = new Membership(transport.selfAddress(), settings.roles(), settings.appVersion(),
             settings.joinTimeout().toNanos(), settings.downAfter() == null ? 0 : settings.downAfter().toNanos(),
+            settings.leaveTimeout().toNanos(),
             new Membership.Limits(settings.maxMembers(), ClusterSettings.MAX_ROLES, ClusterSettings.MAX_STRING_LENGTH, 10_000),
             new Effects());
         transport.start(new TransportListener(ctx.self()));

@@ -33,9 +33,13 @@ import java.util.TreeMap;
  *       each status change, and once more in answer to a peer's first info;</li>
  *   <li>this node is {@code JOINING} until every candidate of its first discovery round has
  *       answered (member info) or failed to connect, or {@code joinTimeout} passed; then {@code UP};</li>
- *   <li>reachability is the transport's failure detector's verdict;</li>
+ *   <li>reachability is the transport's failure detector's verdict, except for a member that
+ *       announced it is leaving: from then on it is never reported unreachable (a silent leaving
+ *       member is held, and removed as having left once it was silent for {@code leaveTimeout}),
+ *       and its association closing is the leave ({@link #onLost}), in whatever order the
+ *       announcement, the close and the failure detector's verdicts arrive;</li>
  *   <li>a member is removed only when it is unreachable and discovery no longer lists it, or after
- *       it left ({@code REMOVED} announced, or the association lost while {@code LEAVING}/{@code EXITING}),
+ *       it left ({@code REMOVED} announced, or its association closed, or silent while leaving for {@code leaveTimeout}),
  *       or after being unreachable for {@code downAfter} (off unless set), or when a new incarnation
  *       appears at its address. A removed incarnation is remembered (bounded) and never re-admitted.
  *       Removals for unreachability wait while this node's own judgement is suspect
@@ -85,6 +89,7 @@ final class Membership {
     private final Set<String> roles;
     private final String appVersion;
     private final long joinTimeoutNanos;
+    private final long leaveTimeoutNanos;
     private final Limits limits;
     private final Effects effects;
     private final DiscoveryView discovery = new DiscoveryView();
@@ -112,7 +117,27 @@ final class Membership {
      */
     Membership(UniqueAddress self, Set<String> roles, String appVersion, long joinTimeout, long downAfter,
                       Limits limits, Effects effects) {
+        this(self, roles, appVersion, joinTimeout, downAfter, DEFAULT_LEAVE_TIMEOUT, limits, effects);
+    }
+
+    /** The default of {@code ClusterSettings.leaveTimeout}: 30 s. */
+    static final long DEFAULT_LEAVE_TIMEOUT = 30_000_000_000L;
+
+    /**
+     * @param self this node's incarnation
+     * @param roles this node's roles
+     * @param appVersion this node's application version
+     * @param joinTimeout nanoseconds to wait for the first round's candidates before going up anyway
+     * @param downAfter nanoseconds of unreachability after which a member is removed; 0 or less: never
+     * @param leaveTimeout nanoseconds a leaving member may hand off (its hooks' bound): one silent
+     *        for that long is removed as having left
+     * @param limits bounds on what peers can make this node hold
+     * @param effects where decisions go
+     */
+    Membership(UniqueAddress self, Set<String> roles, String appVersion, long joinTimeout, long downAfter,
+                      long leaveTimeout, Limits limits, Effects effects) {
         this.self = self;
+        this.leaveTimeoutNanos = leaveTimeout;
         this.roles = Set.copyOf(roles);
         this.appVersion = appVersion == null ? "" : appVersion;
         this.joinTimeoutNanos = joinTimeout;
@@ -252,6 +277,12 @@ final class Membership {
                 remove(p, RemovalReason.LEFT);
                 return;
             }
+            if (!p.reachable && leaving(announced)) {
+                // The announcement itself arrived: it is alive and going, not unreachable. Held as
+                // silent in case the detector is right, so it still goes if it never speaks again.
+                p.reachable = true;
+                silent(p, now);
+            }
             p.member = new Member(from, announced, info.roles(), info.appVersion(), p.reachable);
             changes++;
             switch (announced) {
@@ -274,6 +305,13 @@ final class Membership {
             if (announced == MemberStatus.REMOVED) {
                 remove(p, RemovalReason.LEFT);
             } else {
+                if (!p.reachable && leaving(announced)) {
+                    // Reported unreachable before its announcement arrived (the two travel
+                    // different paths): the announcement is proof of life, and from now on the
+                    // detector's verdicts on it are not reported.
+                    setReachable(p, true, now);
+                    silent(p, now);
+                }
                 p.member = p.member.withStatus(announced);
                 changes++;
                 viewChanges++;
@@ -292,7 +330,11 @@ final class Membership {
      */
     void onReachable(UniqueAddress peer, long now) {
         final Peer p = peers.get(peer);
-        if (p != null && !p.reachable) {
+        if (p == null) {
+            return;
+        }
+        p.silent = false;
+        if (!p.reachable) {
             setReachable(p, true, now);
         }
     }
@@ -306,6 +348,13 @@ final class Membership {
         if (p == null || !p.reachable) {
             return;
         }
+        if (p.member != null && leaving(p.member.status())) {
+            // A leaving member is busy handing off, or already gone: never an unreachability.
+            if (!p.silent) {
+                silent(p, now);
+            }
+            return;
+        }
         setReachable(p, false, now);
         if (removals.goneFromDiscovery(p, discovery, now)) {
             remove(p, RemovalReason.UNREACHABLE_AND_UNDISCOVERED);
@@ -313,6 +362,11 @@ final class Membership {
     }
 
     /**
+     * The peer closed its association because it is going (its transport shut down; only that
+     * incarnation can say so). That is its leave, whatever this node heard before: its
+     * announcement may still be on its way (it travels another path than the close), so a member
+     * still {@code UP} here is shown leaving and then removed as having left, never as unreachable.
+     *
      * @param peer a peer whose association ended
      * @param now the clock
      */
@@ -321,11 +375,13 @@ final class Membership {
         if (p == null) {
             return;
         }
-        if (p.member != null && MemberStatus.UP.isBefore(p.member.status())) {
-            remove(p, RemovalReason.LEFT);
-        } else {
-            onUnreachable(peer, now);
+        if (p.member != null && !leaving(p.member.status())) {
+            p.member = new Member(p.address, MemberStatus.LEAVING, p.member.roles(), p.member.appVersion(), true);
+            changes++;
+            viewChanges++;
+            effects.publish(new ClusterEvent.MemberLeft(p.member));
         }
+        remove(p, RemovalReason.LEFT);
     }
 
     /**
@@ -348,6 +404,22 @@ final class Membership {
     void tick(long now) {
         if (selfStatus == MemberStatus.JOINING && discovery.joinDeadlinePassed(now)) {
             checkSelfUp(now);
+        }
+        if (!peers.isEmpty()) {
+            List<Peer> gone = null;
+            for (Peer p : peers.values()) {
+                if (p.silent && now - p.silentSinceNanos >= leaveTimeoutNanos) {
+                    if (gone == null) {
+                        gone = new ArrayList<>();
+                    }
+                    gone.add(p);
+                }
+            }
+            if (gone != null) {
+                for (Peer p : gone) {
+                    remove(p, RemovalReason.LEFT); // its hand-off is over by now, finished or not
+                }
+            }
         }
         if (removals.downAfterApplies(now)) {
             final List<Peer> down = new ArrayList<>();
@@ -515,6 +587,16 @@ final class Membership {
         for (UniqueAddress p : peers.keySet()) {
             effects.send(p, info);
         }
+    }
+
+    /** @return whether a member with this status announced it is going */
+    private static boolean leaving(MemberStatus status) {
+        return MemberStatus.UP.isBefore(status);
+    }
+
+    private static void silent(Peer p, long now) {
+        p.silent = true;
+        p.silentSinceNanos = now;
     }
 
     private void setReachable(Peer p, boolean reachable, long now) {

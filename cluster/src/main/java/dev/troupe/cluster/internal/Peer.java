@@ -12,6 +12,12 @@ final class Peer {
     /** A completed handshake is proof of life. */
     boolean reachable = true;
     long unreachableSinceNanos;
+    /**
+     * A leaving member the failure detector lost: not reported unreachable (it may be busy handing
+     * off), removed as having left if it stays silent for the leave timeout.
+     */
+    boolean silent;
+    long silentSinceNanos;
     /** The discovery rounds completed when it was met. */
     final long metInRound;
 

@@ -8,6 +8,7 @@ import dev.troupe.cluster.MemberStatus;
 import dev.troupe.cluster.UniqueAddress;
 import dev.troupe.cluster.spi.ClusterMessage.MemberInfo;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
@@ -42,6 +43,7 @@ class MembershipSimulationTest {
     static final long PAUSE = 3 * SECOND;
     static final long DISCOVERY = 5 * SECOND;
     static final long CONNECT_TIMEOUT = 2 * SECOND;
+    static final long LEAVE_TIMEOUT = 10 * SECOND;
 
     /** Sorted by time, then by scheduling order: the same seed gives the same run. */
     record Event(long at, long seq, Runnable action) implements Comparable<Event> {
@@ -92,10 +94,17 @@ class MembershipSimulationTest {
         final List<ClusterEvent> events = new ArrayList<>();
         /** Started and not crashed. */
         boolean alive;
+        /** Sends no heartbeats (a process too busy to answer, or a stalled link). */
+        boolean heartbeatsPaused;
+        /** Added to the latency of its member info (the info takes a slower path than the close). */
+        long infoDelay;
+        /** How long its leave hooks (the hand-off) take. */
+        long handOff = 100 * MS;
 
         SimNode(UniqueAddress self) {
             this.self = self;
-            this.membership = new Membership(self, Set.of("worker"), "1", 10 * SECOND, 0, Membership.Limits.defaults(), this);
+            this.membership = new Membership(self, Set.of("worker"), "1", 10 * SECOND, 0, LEAVE_TIMEOUT,
+                Membership.Limits.defaults(), this);
         }
 
         void start() {
@@ -121,6 +130,9 @@ class MembershipSimulationTest {
                 return;
             }
             for (UniqueAddress peer : associations) {
+                if (heartbeatsPaused) {
+                    break;
+                }
                 heartbeats++;
                 final SimNode p = nodes.get(peer.address());
                 if (p != null && p.alive && p.self.equals(peer) && linked(self.address(), peer.address())) {
@@ -171,7 +183,8 @@ class MembershipSimulationTest {
             suspected.remove(peer);
             lastHeartbeat.remove(peer);
             final SimNode p = nodes.get(peer.address());
-            if (p != null && p.self.equals(peer) && p.associations.remove(self)) {
+            // a close does not cross a cut link
+            if (p != null && p.self.equals(peer) && linked(self.address(), peer.address()) && p.associations.remove(self)) {
                 p.suspected.remove(self);
                 p.lastHeartbeat.remove(self);
                 at(now + latency(), () -> p.membership.onLost(self, now));
@@ -185,7 +198,7 @@ class MembershipSimulationTest {
             if (p == null || !p.alive || !p.self.equals(peer) || !linked(self.address(), peer.address())) {
                 return;
             }
-            at(now + latency(), () -> {
+            at(now + latency() + infoDelay, () -> {
                 if (p.alive && linked(self.address(), peer.address())) {
                     p.membership.onMemberInfo(self, info, now);
                 }
@@ -199,8 +212,7 @@ class MembershipSimulationTest {
 
         @Override
         public void runLeaveHooks(Member member) {
-            // The hand-off takes 100 ms here.
-            at(now + 100 * MS, () -> membership.leaveHooksDone(now));
+            at(now + handOff, () -> membership.leaveHooksDone(now));
         }
     }
 
@@ -430,5 +442,106 @@ class MembershipSimulationTest {
                 assertThat(m.roles()).containsExactly("worker");
             }
         }
+    }
+
+    /** Orders of a leaver's announcement, its close and its failure detector's verdicts, as they reach the others. */
+    enum LeaveOrder {
+        /** The close overtakes the member info: the info takes longer than the close. */
+        CLOSE_BEFORE_MEMBER_INFO,
+        /** The member info (LEAVING, EXITING, REMOVED) arrives, then the close. */
+        MEMBER_INFO_BEFORE_CLOSE,
+        /** The hand-off is slow and the leaver sends no heartbeats meanwhile: every peer's detector loses it. */
+        HEARTBEAT_GAP_DURING_HAND_OFF,
+        /** A gap as above, the close overtaking the info. */
+        HEARTBEAT_GAP_AND_CLOSE_BEFORE_MEMBER_INFO,
+        /** The leaver's process dies during a slow hand-off: it never closes; the others remove it after the leave timeout. */
+        CRASH_DURING_HAND_OFF
+    }
+
+    /**
+     * A leave is never an unreachability: from the moment a member announces it is leaving, no
+     * other member reports it unreachable, whatever arrives first; each removes it once, as having
+     * left, having seen it leave.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(LeaveOrder.class)
+    void aLeavingMemberIsNeverReportedUnreachable(LeaveOrder order) {
+        final int n = 5;
+        final List<SimNode> all = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            final SimNode node = addNode(i);
+            all.add(node);
+            discovery.add(node.self.address());
+            at(random.nextInt(1000) * MS, node::start);
+        }
+        convergeOn(addresses(all), 30 * SECOND);
+        final SimNode leaver = all.get(0);
+        final List<SimNode> others = all.subList(1, n);
+        switch (order) {
+            case CLOSE_BEFORE_MEMBER_INFO -> {
+                // the whole leave, close included, happens before the first info lands
+                leaver.infoDelay = 500 * MS;
+                leaver.handOff = 10 * MS;
+            }
+            case MEMBER_INFO_BEFORE_CLOSE -> leaver.handOff = 300 * MS;
+            case HEARTBEAT_GAP_DURING_HAND_OFF -> leaver.handOff = 2 * PAUSE + 2 * HEARTBEAT;
+            case HEARTBEAT_GAP_AND_CLOSE_BEFORE_MEMBER_INFO -> {
+                leaver.handOff = 2 * PAUSE + 2 * HEARTBEAT;
+                leaver.infoDelay = 500 * MS;
+            }
+            case CRASH_DURING_HAND_OFF -> leaver.handOff = 10 * LEAVE_TIMEOUT;
+        }
+        final long leaveAt = now;
+        for (SimNode o : others) {
+            o.events.clear();
+        }
+        if (order == LeaveOrder.HEARTBEAT_GAP_AND_CLOSE_BEFORE_MEMBER_INFO) {
+            // the info is late; the gap starts once it is out
+            at(now + leaver.infoDelay + HEARTBEAT, () -> leaver.heartbeatsPaused = true);
+        } else if (order != LeaveOrder.CLOSE_BEFORE_MEMBER_INFO && order != LeaveOrder.MEMBER_INFO_BEFORE_CLOSE) {
+            leaver.heartbeatsPaused = true;
+        }
+        leaver.membership.leave(now);
+        if (order == LeaveOrder.CRASH_DURING_HAND_OFF) {
+            at(now + 2 * SECOND, () -> leaver.alive = false);
+        }
+        long removedBy = -1;
+        while (now < leaveAt + LEAVE_TIMEOUT + 2 * PAUSE && removedBy < 0) {
+            runUntil(now + 10 * MS);
+            boolean gone = true;
+            for (SimNode o : others) {
+                gone &= o.membership.state().member(leaver.self.address()) == null;
+            }
+            if (gone) {
+                removedBy = now;
+            }
+        }
+        assertThat(removedBy).as("every other member removed the leaver").isPositive();
+        for (SimNode o : others) {
+            final List<ClusterEvent> about = new ArrayList<>();
+            for (ClusterEvent e : o.events) {
+                final Member m = e instanceof ClusterEvent.MemberEvent me ? me.member()
+                    : e instanceof ClusterEvent.ReachabilityEvent re ? re.member() : null;
+                if (m != null && m.uid() == leaver.self.uid()) {
+                    about.add(e);
+                }
+            }
+            assertThat(about).as("%s about the leaver", o.self).noneMatch(e -> e instanceof ClusterEvent.UnreachableMember);
+            assertThat(about).as("%s about the leaver", o.self).first().isInstanceOf(ClusterEvent.MemberLeft.class);
+            assertThat(about).filteredOn(e -> e instanceof ClusterEvent.MemberRemoved).singleElement()
+                .satisfies(e -> assertThat(((ClusterEvent.MemberRemoved) e).reason()).isEqualTo(ClusterEvent.RemovalReason.LEFT));
+            assertThat(about).as("%s: status events only", o.self).allMatch(e -> e instanceof ClusterEvent.MemberEvent);
+            for (ClusterEvent e : about) {
+                assertThat(((ClusterEvent.MemberEvent) e).member().reachable()).as("%s: %s", o.self, e).isTrue();
+            }
+        }
+        if (order == LeaveOrder.CRASH_DURING_HAND_OFF) {
+            assertThat(removedBy - leaveAt).as("a leaver that dies mid-hand-off goes after the leave timeout")
+                .isGreaterThanOrEqualTo(LEAVE_TIMEOUT);
+        } else {
+            assertThat(removedBy - leaveAt).as("removed once its leave is over").isLessThan(leaver.handOff + SECOND);
+        }
+        // the rest still agree
+        convergeOn(addresses(others), now + 10 * SECOND);
     }
 }
