@@ -138,7 +138,7 @@ final class DurableStateRunner<C, S> {
         revision = stored == null ? 0 : stored.revision();
         phase = RUNNING;
         metrics.recordRecovering(-1);
-        metrics.recordRecovery(System.nanoTime() - recoveryStart, 0);
+        metrics.recordRecovery(pid, System.nanoTime() - recoveryStart, 0);
         behavior.onSignal(state, RecoveryCompleted.instance());
         return stash != null && !stash.isEmpty() ? drain() : Behaviors.same();
     }

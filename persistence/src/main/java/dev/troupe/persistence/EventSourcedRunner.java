@@ -422,7 +422,7 @@ final class EventSourcedRunner<C, E, S> {
         seqNr = Math.max(seqNr, highestSeqNr);
         phase = RUNNING;
         metrics.recordRecovering(-1);
-        metrics.recordRecovery(System.nanoTime() - recoveryStart, eventsReplayed);
+        metrics.recordRecovery(pid, System.nanoTime() - recoveryStart, eventsReplayed);
         behavior.onSignal(state, RecoveryCompleted.instance());
         return stash != null && !stash.isEmpty() ? drainStash() : Behaviors.same();
     }
