@@ -4,9 +4,11 @@ import dev.troupe.cluster.Address;
 import dev.troupe.cluster.ClusterEvent;
 import dev.troupe.cluster.ClusterEvent.RemovalReason;
 import dev.troupe.cluster.ClusterState;
+import dev.troupe.cluster.DowningStrategy;
 import dev.troupe.cluster.Member;
 import dev.troupe.cluster.MemberStatus;
 import dev.troupe.cluster.UniqueAddress;
+import dev.troupe.cluster.spi.ClusterMessage;
 import dev.troupe.cluster.spi.ClusterMessage.MemberInfo;
 
 import java.util.ArrayList;
@@ -43,7 +45,10 @@ import java.util.TreeMap;
  *       or after being unreachable for {@code downAfter} (off unless set), or when a new incarnation
  *       appears at its address. A removed incarnation is remembered (bounded) and never re-admitted.
  *       Removals for unreachability wait while this node's own judgement is suspect
- *       ({@link #holdRemovals}: it was paused).</li>
+ *       ({@link #holdRemovals}: it was paused);</li>
+ *   <li>a member is also removed when it is downed: by an operator ({@link #down}), by another
+ *       member ({@link #onDown}, which this node passes on once), or by the downing strategy
+ *       ({@link Downing}, {@link SplitBrainDecision}), which may instead remove this node itself.</li>
  * </ul>
  *
  * <p>Its rooms: this class holds the peers (status, reachability, tombstones), this node's own
@@ -66,6 +71,18 @@ final class Membership {
          */
         void send(UniqueAddress peer, MemberInfo info);
 
+        /**
+         * @param peer the recipient
+         * @param message a downing or a leave request
+         */
+        default void send(UniqueAddress peer, ClusterMessage message) {
+        }
+
+        /** @return the wall clock in milliseconds: when this node went up, which every node compares the same way */
+        default long wallClockMillis() {
+            return System.currentTimeMillis();
+        }
+
         /** @param event a change of the view, in order */
         void publish(ClusterEvent event);
 
@@ -75,6 +92,22 @@ final class Membership {
          * @param self this node, {@code LEAVING}
          */
         void runLeaveHooks(Member self);
+    }
+
+    /**
+     * A downing strategy and when it acts.
+     *
+     * @param strategy the strategy
+     * @param stableAfterNanos how long the view must not change before it acts
+     * @param quorumSize the quorum of {@code STATIC_QUORUM}
+     * @param marginNanos how much longer the side that keeps running waits than the side that downs
+     *        itself, so the losing side has removed itself (and stopped its entities) before the
+     *        winning side removes it and starts its shards; more than the spread of the sides'
+     *        failure detection
+     */
+    record Downing(DowningStrategy strategy, long stableAfterNanos, int quorumSize, long marginNanos) {
+        /** No strategy: the discovery-driven rule only. */
+        static final Downing NONE = new Downing(DowningStrategy.NONE, 0, 0, 0);
     }
 
     /** Limits on what peers can make this node hold. */
@@ -90,6 +123,10 @@ final class Membership {
     private final String appVersion;
     private final long joinTimeoutNanos;
     private final long leaveTimeoutNanos;
+    private Downing downing = Downing.NONE;
+    /** When a member joined, went, or changed reachability last: a strategy acts once this is {@code stableAfter} old. */
+    private long lastChangeNanos;
+    private long selfUpSinceMillis;
     private final Limits limits;
     private final Effects effects;
     private final DiscoveryView discovery = new DiscoveryView();
@@ -207,6 +244,7 @@ final class Membership {
             return;
         }
         if (tombstones.containsKey(peer)) {
+            tellIfDowned(peer);
             effects.disconnect(peer);
             return;
         }
@@ -252,7 +290,11 @@ final class Membership {
      * @param now the clock
      */
     void onMemberInfo(UniqueAddress from, MemberInfo info, long now) {
-        if (selfStatus == MemberStatus.REMOVED || tombstones.containsKey(from)) {
+        if (selfStatus == MemberStatus.REMOVED) {
+            return;
+        }
+        if (tombstones.containsKey(from)) {
+            tellIfDowned(from);
             return;
         }
         if (!info.from().equals(from) || !withinLimits(info)) {
@@ -284,6 +326,8 @@ final class Membership {
                 silent(p, now);
             }
             p.member = new Member(from, announced, info.roles(), info.appVersion(), p.reachable);
+            p.upSinceMillis = info.upSince();
+            lastChangeNanos = now;
             changes++;
             switch (announced) {
                 case JOINING -> effects.publish(new ClusterEvent.MemberJoined(p.member));
@@ -313,6 +357,9 @@ final class Membership {
                     silent(p, now);
                 }
                 p.member = p.member.withStatus(announced);
+                if (info.upSince() != 0) {
+                    p.upSinceMillis = info.upSince();
+                }
                 changes++;
                 viewChanges++;
                 switch (announced) {
@@ -421,6 +468,9 @@ final class Membership {
                 }
             }
         }
+        if (downing.strategy() != DowningStrategy.NONE && !removals.held(now) && now - lastChangeNanos >= downing.stableAfterNanos()) {
+            applyDowning(now);
+        }
         if (removals.downAfterApplies(now)) {
             final List<Peer> down = new ArrayList<>();
             for (Peer p : peers.values()) {
@@ -445,6 +495,100 @@ final class Membership {
      */
     void holdRemovals(long until) {
         removals.hold(until);
+    }
+
+    /** @param d the downing strategy (set once, before the first input) */
+    void downing(Downing d) {
+        this.downing = d;
+    }
+
+    /**
+     * Downs a member: it is removed here ({@link RemovalReason#DOWNED}) and every other member is
+     * told to remove it too; told to the member itself, it removes itself (it hears it once it is
+     * reachable again, if not now). Any member may down an unreachable member; this node downs
+     * itself if named.
+     *
+     * @param target the member's address
+     * @param now the clock
+     * @return null if done, else why not
+     */
+    String down(Address target, long now) {
+        if (selfStatus == MemberStatus.REMOVED) {
+            return "this node is no longer a member";
+        }
+        if (target.equals(self.address())) {
+            downSelf();
+            return null;
+        }
+        final UniqueAddress incarnation = byAddress.get(target);
+        final Peer p = incarnation == null ? null : peers.get(incarnation);
+        if (p == null || p.member == null) {
+            return "no member at " + target;
+        }
+        if (p.reachable) {
+            return target + " is reachable: down only an unreachable member (a reachable one can be asked to leave)";
+        }
+        downPeer(p, null);
+        return null;
+    }
+
+    /**
+     * Asks another member to leave gracefully (or this node, if named).
+     *
+     * @param target the member's address
+     * @param now the clock
+     * @return null if asked, else why not
+     */
+    String leave(Address target, long now) {
+        if (target.equals(self.address())) {
+            leave(now);
+            return null;
+        }
+        final UniqueAddress incarnation = byAddress.get(target);
+        final Peer p = incarnation == null ? null : peers.get(incarnation);
+        if (p == null || p.member == null) {
+            return "no member at " + target;
+        }
+        effects.send(p.address, new ClusterMessage.LeaveRequest(p.address));
+        return null;
+    }
+
+    /**
+     * A member downed {@code target}.
+     *
+     * @param from the member that says so
+     * @param target the downed incarnation
+     * @param now the clock
+     */
+    void onDown(UniqueAddress from, UniqueAddress target, long now) {
+        if (selfStatus == MemberStatus.REMOVED) {
+            return;
+        }
+        if (target.equals(self)) {
+            // even from a member removed here just now: its close may overtake its last words
+            downSelf();
+            return;
+        }
+        if (tombstones.containsKey(from)) {
+            return;
+        }
+        final Peer p = peers.get(target);
+        if (p != null) {
+            downPeer(p, from);
+        } else if (!tombstones.containsKey(target)) {
+            tombstone(target, true); // never admitted later, as if it had been seen
+        }
+    }
+
+    /**
+     * @param from the member asking
+     * @param target the incarnation asked to leave
+     * @param now the clock
+     */
+    void onLeaveRequest(UniqueAddress from, UniqueAddress target, long now) {
+        if (target.equals(self) && peers.containsKey(from)) {
+            leave(now);
+        }
     }
 
     /**
@@ -477,6 +621,14 @@ final class Membership {
 
     /** This node stops without a hand-off (its system terminates): announce and drop everyone. */
     void removeSelf() {
+        removeSelf(RemovalReason.SELF_REMOVED);
+    }
+
+    private void downSelf() {
+        removeSelf(RemovalReason.DOWNED);
+    }
+
+    private void removeSelf(RemovalReason reason) {
         if (selfStatus == MemberStatus.REMOVED) {
             return;
         }
@@ -492,7 +644,7 @@ final class Membership {
         }
         byAddress.clear();
         discovery.forgetAll();
-        effects.publish(new ClusterEvent.MemberRemoved(selfMember(), previous, RemovalReason.SELF_REMOVED));
+        effects.publish(new ClusterEvent.MemberRemoved(selfMember(), previous, reason));
         for (Peer p : all) {
             effects.disconnect(p.address);
         }
@@ -550,7 +702,65 @@ final class Membership {
     // ---- internals ----
 
     private MemberInfo selfInfo() {
-        return new MemberInfo(self, selfStatus, roles, appVersion);
+        return new MemberInfo(self, selfStatus, roles, appVersion, selfUpSinceMillis);
+    }
+
+    private void downPeer(Peer p, UniqueAddress toldBy) {
+        remove(p, RemovalReason.DOWNED);
+        tombstones.put(p.address, Boolean.TRUE);
+        // spread it: every member removes it once, and tells the others once (a full mesh may lack a link)
+        final ClusterMessage.Down down = new ClusterMessage.Down(p.address);
+        for (UniqueAddress other : peers.keySet()) {
+            if (!other.equals(toldBy)) {
+                effects.send(other, down);
+            }
+        }
+        effects.send(p.address, down);
+    }
+
+    /** A downed incarnation that speaks again is told it is down, so it removes itself. */
+    private void tellIfDowned(UniqueAddress peer) {
+        if (Boolean.TRUE.equals(tombstones.get(peer))) {
+            effects.send(peer, new ClusterMessage.Down(peer));
+        }
+    }
+
+    /** The downing strategy on this view: it acts only when some member that counts is unreachable. */
+    private void applyDowning(long now) {
+        if (selfStatus != MemberStatus.UP && selfStatus != MemberStatus.LEAVING) {
+            return;
+        }
+        final SplitBrainDecision.Verdict verdict = SplitBrainDecision.decide(downing.strategy(), downing.quorumSize(),
+            self.address(), selfUpSinceMillis, peers.values());
+        if (verdict == SplitBrainDecision.Verdict.NOTHING) {
+            return;
+        }
+        // First the notice, to the members themselves only: one this node cannot reach but that
+        // reaches this node (a cut one way) hears it and removes itself, before anyone takes its
+        // shards. Nobody else is told yet: each member of this side decides on its own view.
+        // Down-all tells everyone: the whole cluster goes, not only whoever decides first.
+        final boolean all = verdict == SplitBrainDecision.Verdict.DOWN_ALL;
+        for (Peer p : peers.values()) {
+            if (p.member != null && (!p.reachable || all) && !p.noticed && verdict != SplitBrainDecision.Verdict.DOWN_SELF) {
+                p.noticed = true;
+                effects.send(p.address, new ClusterMessage.Down(p.address));
+            }
+        }
+        if (verdict == SplitBrainDecision.Verdict.DOWN_UNREACHABLE
+            && now - lastChangeNanos >= downing.stableAfterNanos() + downing.marginNanos()) {
+            // the losing side has downed itself by now: its shards may start here
+            final List<Peer> down = new ArrayList<>();
+            for (Peer p : peers.values()) {
+                if (p.member != null && !p.reachable) {
+                    down.add(p);
+                }
+            }
+            for (Peer p : down) {
+                downPeer(p, null);
+            }
+        } else if (verdict != SplitBrainDecision.Verdict.DOWN_UNREACHABLE) {
+            downSelf();
+        }
     }
 
     private boolean withinLimits(MemberInfo info) {
@@ -567,6 +777,7 @@ final class Membership {
 
     private void checkSelfUp(long now) {
         if (selfStatus == MemberStatus.JOINING && discovery.joinComplete()) {
+            selfUpSinceMillis = effects.wallClockMillis();
             setSelfStatus(MemberStatus.UP);
         }
     }
@@ -601,6 +812,8 @@ final class Membership {
 
     private void setReachable(Peer p, boolean reachable, long now) {
         p.reachable = reachable;
+        p.noticed = false;
+        lastChangeNanos = now;
         changes++;
         if (!reachable) {
             p.unreachableSinceNanos = now;
@@ -618,17 +831,22 @@ final class Membership {
             byAddress.remove(p.address.address());
         }
         discovery.forget(p.address);
-        tombstones.put(p.address, Boolean.TRUE);
-        if (tombstones.size() > limits.maxTombstones()) {
-            final Iterator<UniqueAddress> oldest = tombstones.keySet().iterator();
-            oldest.next();
-            oldest.remove();
-        }
+        tombstone(p.address, false);
         if (p.member != null) {
             viewChanges++;
             effects.publish(new ClusterEvent.MemberRemoved(p.member.withStatus(MemberStatus.REMOVED), p.member.status(), reason));
         }
         effects.disconnect(p.address);
+    }
+
+    /** @param downed whether it was downed (told so if it speaks again) */
+    private void tombstone(UniqueAddress peer, boolean downed) {
+        tombstones.put(peer, downed);
+        if (tombstones.size() > limits.maxTombstones()) {
+            final Iterator<UniqueAddress> oldest = tombstones.keySet().iterator();
+            oldest.next();
+            oldest.remove();
+        }
     }
 
     private ClusterState buildState() {

@@ -18,6 +18,10 @@ final class Peer {
      */
     boolean silent;
     long silentSinceNanos;
+    /** When it went up, by its own wall clock (its member info says); 0 until it is up. */
+    long upSinceMillis;
+    /** Told it is downed by this node's downing strategy (it hears if only this node's link to it is cut). */
+    boolean noticed;
     /** The discovery rounds completed when it was met. */
     final long metInRound;
 
