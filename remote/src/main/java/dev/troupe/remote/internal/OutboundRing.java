@@ -113,6 +113,8 @@ final class OutboundRing {
     private static final int MIN_CLAIM = 128;
     /** A claim is halved after this many messages in a row that used at most an eighth of it. */
     private static final int SHRINK_AFTER = 64;
+    /** The claim becomes exactly the size messages take after this many in a row took the same. */
+    private static final int EXACT_AFTER = 16;
     /** With Agrona's bounds checks off a view cannot stop a serializer at the claim's end. */
     private static final boolean IN_PLACE = UnsafeBuffer.SHOULD_BOUNDS_CHECK;
 
@@ -158,6 +160,19 @@ final class OutboundRing {
         int skip;
         /** How many messages the next such miss skips (doubles at each, so misses cost ever less). */
         int skipNext = 256;
+        /**
+         * Whether {@link #claim} is exactly the aligned size the last messages took. A commit then
+         * gives nothing back, and so makes no compare-and-set on the segment's tail: in the 1 KB
+         * one-way profile that give-back was most of the telling thread's own time (the locked
+         * instruction waits for the message's stores into the lane to drain).
+         */
+        boolean exact;
+        /** The aligned size of the last message serialized in place, and how many in a row took it. */
+        int lastAligned;
+        int same;
+        /** Messages before the claim may be exact again after an exact claim missed, and the next such wait (doubles). */
+        int exactHold;
+        int exactHoldNext = 256;
         /** The ring the message being serialized goes to. */
         OutboundRing ring;
         /** The ask whose reply-to ref the message being serialized carries, if any. */
@@ -206,6 +221,26 @@ final class OutboundRing {
 
         /** A message of {@code record} bytes was serialized in place: the claim follows what messages take. */
         void fitted(int record) {
+            final int aligned = LaneSegment.align(record);
+            if (exact) {
+                if (aligned == claim) {
+                    return;
+                }
+                exact = false; // smaller now: an ordinary claim again, which the rule below shrinks
+            } else if (exactHold > 0) {
+                exactHold--;
+            } else if (aligned == lastAligned && aligned < claim) {
+                if (++same >= EXACT_AFTER) {
+                    same = 0;
+                    small = 0;
+                    exact = true;
+                    claim = aligned;
+                    return;
+                }
+            } else {
+                same = 0;
+            }
+            lastAligned = aligned;
             if (record * 8 <= claim && claim > MIN_CLAIM) {
                 if (++small >= SHRINK_AFTER) {
                     small = 0;
@@ -219,6 +254,16 @@ final class OutboundRing {
         /** A message did not fit its claim (or its serializer threw in place). */
         void missed() {
             small = 0;
+            same = 0;
+            if (exact) {
+                // a message larger than the ones before: an ordinary claim again, and no exact one for
+                // a while (the wait doubles at each such miss, so misses stay rare however sizes vary)
+                exact = false;
+                claim = Math.min(SMALL_RECORD, OutboundLane.ceilingPowerOfTwo(2 * claim));
+                exactHold = exactHoldNext;
+                exactHoldNext = Math.min(exactHoldNext << 1, 1 << 16);
+                return;
+            }
             if (claim < SMALL_RECORD) {
                 claim = Math.min(SMALL_RECORD, claim << 2);
             } else {
