@@ -1,8 +1,8 @@
 package dev.troupe.cluster.sharding;
 
 import dev.troupe.cluster.Cluster;
-import dev.troupe.cluster.testkit.Await;
 import dev.troupe.cluster.testkit.InMemoryCluster;
+import dev.troupe.testsupport.Await;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,7 +70,7 @@ final class ShardedNodes implements AutoCloseable {
     }
 
     int numberOfShards(int node) {
-        return ((RegionHandle) shardings.get(node).metrics(Counter.KEY)).numberOfShards;
+        return shardings.get(node).metrics(Counter.KEY).numberOfShards();
     }
 
     String describe(int... nodes) {

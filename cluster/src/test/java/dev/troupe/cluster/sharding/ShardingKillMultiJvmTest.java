@@ -1,7 +1,8 @@
 package dev.troupe.cluster.sharding;
 
 import dev.troupe.cluster.Address;
-import dev.troupe.cluster.testkit.Await;
+import dev.troupe.cluster.sharding.internal.Placement;
+import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -2,10 +2,10 @@ package dev.troupe.remote.internal;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
-import dev.troupe.actor.MessageContext;
 import dev.troupe.actor.spi.ActorSystemSpi;
-import dev.troupe.actor.MessageInstrumentation;
 import dev.troupe.actor.spi.PendingAsk;
+import dev.troupe.actor.spi.instrumentation.MessageContext;
+import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
 import dev.troupe.remote.PeerUnreachableException;
 import dev.troupe.remote.Serializer;
 import dev.troupe.remote.SerializerRegistry;
