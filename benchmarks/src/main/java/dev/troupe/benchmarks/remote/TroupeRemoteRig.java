@@ -173,6 +173,7 @@ final class TroupeRemoteRig implements Rig {
             .bindHost("127.0.0.1")
             .bindPort(0)
             .secret("remote-ping-pong-benchmark-secret")
+            .nativeTransport(Boolean.parseBoolean(System.getProperty("troupe.bench.nativeTransport", "true")))
             .serializers(SerializerRegistry.builder().register(Ping.class, PING).register(Pong.class, PONG).build())
             .build();
     }

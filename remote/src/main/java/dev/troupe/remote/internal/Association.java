@@ -79,6 +79,7 @@ final class Association {
         this.inbound = new InboundConnections();
         this.drain = new OutboundDrain(this);
         this.ring = new OutboundRing(this, drain);
+        drain.attach(ring);
         this.system = new SystemMessages(core.settings.maxUnackedSystemMessages(), core.settings.systemMessageResendInterval().toNanos());
         this.deathWatch = new RemoteDeathWatch(this, core.settings.maxInboundWatches());
         this.metrics = new PeerMetricsView(this);
