@@ -130,7 +130,10 @@ public final class SerializerRegistry {
 
     /**
      * Resolves a class named by a peer's manifest, loading it only if it is registered or on a
-     * fallback's allow-list: a peer cannot make this node load arbitrary classes.
+     * fallback's allow-list, or (with a fallback that {@linkplain Serializer#decidesByClass()
+     * decides by class}, such as the marker serializers) loading it without initializing it and
+     * keeping it only if a fallback allows it: a peer cannot make this node run code of a class
+     * that is not allowed, nor bind one.
      *
      * @param className the name from the frame
      * @return the class, or null if it is not allowed or not found
@@ -141,8 +144,10 @@ public final class SerializerRegistry {
             return known;
         }
         for (int i = 0; i < fallbacks.size(); i++) {
-            if (fallbacks.get(i).allows(className)) {
+            final Serializer<Object> f = fallbacks.get(i);
+            if (f.allows(className) || f.decidesByClass()) {
                 try {
+                    // not initialized: none of its code runs unless a serializer allows it
                     final Class<?> c = Class.forName(className, false, classLoader());
                     return binding(c) != null ? c : null;
                 } catch (ClassNotFoundException | LinkageError e) {
@@ -236,7 +241,7 @@ public final class SerializerRegistry {
         }
         for (int i = 0; i < fallbacks.size(); i++) {
             final Serializer<Object> f = fallbacks.get(i);
-            if (f.allows(type.getName())) {
+            if (f.allows(type)) {
                 return new Binding(type, f);
             }
         }
@@ -279,6 +284,32 @@ public final class SerializerRegistry {
                 throw new IllegalArgumentException("a fallback serializer must include a manifest: " + serializer);
             }
             fallbacks.add((Serializer<Object>) serializer);
+            return this;
+        }
+
+        /**
+         * Adds the Jackson serializers of the marker interfaces, the one call that lets messages
+         * go without serializers written by hand: CBOR (id {@value
+         * dev.troupe.remote.jackson.JacksonSerializer#CBOR_MARKER_ID}) for every class that
+         * implements {@link CborSerializable} or sits in one of {@code packages}, and JSON (id
+         * {@value dev.troupe.remote.jackson.JacksonSerializer#JSON_MARKER_ID}) for every class
+         * that implements {@link JsonSerializable}. Classes registered exactly keep their
+         * serializer; every other class is still refused. Every node needs the same.
+         *
+         * @param packages further packages whose classes go as CBOR (each with its sub-packages)
+         * @return this builder
+         * @throws IllegalStateException if {@code tools.jackson.core:jackson-databind} or
+         *         {@code tools.jackson.dataformat:jackson-dataformat-cbor} is not on the classpath
+         */
+        public Builder jacksonMarkers(String... packages) {
+            try {
+                fallback(dev.troupe.remote.jackson.JacksonSerializer.cborMarker(packages));
+                fallback(dev.troupe.remote.jackson.JacksonSerializer.jsonMarker());
+            } catch (NoClassDefFoundError e) {
+                throw new IllegalStateException("the marker serializers need Jackson 3 on the classpath:"
+                    + " tools.jackson.core:jackson-databind and tools.jackson.dataformat:jackson-dataformat-cbor"
+                    + " (the Troupe starters and troupe-cluster bring both)", e);
+            }
             return this;
         }
 
