@@ -1,7 +1,7 @@
 /**
  * Troupe cluster: membership from discovery, the receptionist, group routers, sharding. Exported:
- * {@code dev.troupe.cluster}, its discovery providers ({@code .discovery}) and sharding
- * ({@code .sharding}); the membership runtime ({@code dev.troupe.cluster.internal}) is not.
+ * {@code dev.troupe.cluster}, its discovery providers ({@code .discovery}), sharding
+ * ({@code .sharding}) and the one-call node ({@code .node}); the membership runtime ({@code dev.troupe.cluster.internal}) is not.
  */
 module dev.troupe.cluster {
     requires transitive dev.troupe.remote;
@@ -12,8 +12,12 @@ module dev.troupe.cluster {
     requires io.netty.resolver.dns;
     requires io.netty.transport;
     requires org.agrona;
+    // TroupeNode's registry has the Jackson marker serializers: their modules join the module graph with this one
+    requires tools.jackson.databind;
+    requires tools.jackson.dataformat.cbor;
 
     exports dev.troupe.cluster;
     exports dev.troupe.cluster.discovery;
+    exports dev.troupe.cluster.node;
     exports dev.troupe.cluster.sharding;
 }
