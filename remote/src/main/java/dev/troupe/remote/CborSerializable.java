@@ -4,7 +4,7 @@ package dev.troupe.remote;
  * Marks a message type for the Jackson CBOR serializer: a class (a record, a POJO with a
  * creator Jackson can use) that implements it, or a type under a sealed or plain interface that
  * extends it, is sent as CBOR with no serializer written by hand, once the registry has the
- * marker serializers ({@link SerializerRegistry.Builder#jacksonMarkers(String...)}; the Spring
+ * marker serializers ({@link dev.troupe.remote.jackson.JacksonSerializer#registerMarkers}; the Spring
  * Boot starter registers them by default).
  *
  * <pre>{@code

@@ -288,32 +288,6 @@ public final class SerializerRegistry {
         }
 
         /**
-         * Adds the Jackson serializers of the marker interfaces, the one call that lets messages
-         * go without serializers written by hand: CBOR (id {@value
-         * dev.troupe.remote.jackson.JacksonSerializer#CBOR_MARKER_ID}) for every class that
-         * implements {@link CborSerializable} or sits in one of {@code packages}, and JSON (id
-         * {@value dev.troupe.remote.jackson.JacksonSerializer#JSON_MARKER_ID}) for every class
-         * that implements {@link JsonSerializable}. Classes registered exactly keep their
-         * serializer; every other class is still refused. Every node needs the same.
-         *
-         * @param packages further packages whose classes go as CBOR (each with its sub-packages)
-         * @return this builder
-         * @throws IllegalStateException if {@code tools.jackson.core:jackson-databind} or
-         *         {@code tools.jackson.dataformat:jackson-dataformat-cbor} is not on the classpath
-         */
-        public Builder jacksonMarkers(String... packages) {
-            try {
-                fallback(dev.troupe.remote.jackson.JacksonSerializer.cborMarker(packages));
-                fallback(dev.troupe.remote.jackson.JacksonSerializer.jsonMarker());
-            } catch (NoClassDefFoundError e) {
-                throw new IllegalStateException("the marker serializers need Jackson 3 on the classpath:"
-                    + " tools.jackson.core:jackson-databind and tools.jackson.dataformat:jackson-dataformat-cbor"
-                    + " (the Troupe starters and troupe-cluster bring both)", e);
-            }
-            return this;
-        }
-
-        /**
          * @return the registry
          * @throws IllegalArgumentException if two different serializers share an id
          */

@@ -32,7 +32,7 @@ class MarkerMessagingTest {
     }
 
     private static RemoteSettings.Builder markersOnly() {
-        return RemoteTestKit.settings().serializers(SerializerRegistry.builder().jacksonMarkers().build());
+        return RemoteTestKit.settings().serializers(dev.troupe.remote.jackson.JacksonSerializer.registerMarkers(SerializerRegistry.builder()).build());
     }
 
     private static Behavior<Counter> counter() {

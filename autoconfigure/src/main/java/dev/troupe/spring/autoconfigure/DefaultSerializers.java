@@ -13,6 +13,13 @@ import java.util.List;
  */
 final class DefaultSerializers {
 
+    /** In a class of its own, so that nothing links the Jackson serializer unless Jackson is present. */
+    private static final class JacksonMarkers {
+        static SerializerRegistry.Builder register(SerializerRegistry.Builder b, String[] packages) {
+            return dev.troupe.remote.jackson.JacksonSerializer.registerMarkers(b, packages);
+        }
+    }
+
     private DefaultSerializers() {
     }
 
@@ -51,6 +58,6 @@ final class DefaultSerializers {
                 throw new InvalidTroupePropertyException("troupe.remote.serialization.allowed-packages", "holds an empty package name", null);
             }
         }
-        return b.jacksonMarkers(packages.toArray(String[]::new));
+        return JacksonMarkers.register(b, packages.toArray(String[]::new));
     }
 }

@@ -588,7 +588,7 @@ public class TroupeRemoteProperties implements Validator {
          * for messages that implement dev.troupe.remote.CborSerializable, JSON for
          * dev.troupe.remote.JsonSerializable. Needs jackson-databind and jackson-dataformat-cbor
          * (the remote and cluster starters bring them). An application's own SerializerRegistry
-         * bean adds them with SerializerRegistry.Builder.jacksonMarkers().
+         * bean adds them with JacksonSerializer.registerMarkers(builder).
          */
         private boolean jacksonMarkers = true;
 

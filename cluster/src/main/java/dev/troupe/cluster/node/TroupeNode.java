@@ -13,6 +13,7 @@ import dev.troupe.cluster.sharding.EntityTypeKey;
 import dev.troupe.remote.RemoteSettings;
 import dev.troupe.remote.RemoteTransport;
 import dev.troupe.remote.SerializerRegistry;
+import dev.troupe.remote.jackson.JacksonSerializer;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -250,7 +251,7 @@ public final class TroupeNode implements AutoCloseable {
         SerializerRegistry registry() {
             final SerializerRegistry.Builder b = SerializerRegistry.builder();
             if (jacksonMarkers) {
-                b.jacksonMarkers(allowedPackages);
+                JacksonSerializer.registerMarkers(b, allowedPackages);
             } else if (allowedPackages.length > 0) {
                 throw new IllegalStateException("allowPackages needs the Jackson marker serializers, which jacksonMarkers(false) turned off");
             }

@@ -139,7 +139,7 @@ final class FailureReports {
         if (due(lastNoSerializerLog)) {
             LOG.log(System.Logger.Level.WARNING, "no serializer handles " + type.getName() + " (a message to " + recipient
                 + "), so it went to dead letters as no-serializer: mark it (implement dev.troupe.remote.CborSerializable, with"
-                + " SerializerRegistry.Builder.jacksonMarkers() in the registry), register one (SerializerRegistry.Builder.register("
+                + " JacksonSerializer.registerMarkers(builder) in the registry), register one (SerializerRegistry.Builder.register("
                 + type.getSimpleName() + ".class, ...)) or allow it in the JacksonSerializer fallback (JacksonSerializer.Builder"
                 + ".allowClass(\"" + type.getName() + "\") or allowPackage(\"" + type.getPackageName() + "\")); with the Spring Boot"
                 + " starter, in the SerializerRegistry bean; give every node the same serializers (further ones in the next 10 s not logged)");
@@ -152,7 +152,7 @@ final class FailureReports {
             final String c = LogText.escape(className);
             LOG.log(System.Logger.Level.WARNING, LogText.escape(peer) + " sends messages of class " + c + ", which no serializer of"
                 + " this node allows, so they go to dead letters (unknown-manifest) and the sender is told: if the class is yours,"
-                + " allow it here (SerializerRegistry.Builder.jacksonMarkers() for a marked class, JacksonSerializer.Builder"
+                + " allow it here (JacksonSerializer.registerMarkers for a marked class, JacksonSerializer.Builder"
                 + ".allowClass(\"" + c + "\") or allowPackage of its package, or"
                 + " SerializerRegistry.Builder.register; with the Spring Boot starter, in the SerializerRegistry bean)"
                 + " (further ones in the next 10 s not logged)");

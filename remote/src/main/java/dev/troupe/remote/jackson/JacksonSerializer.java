@@ -33,7 +33,7 @@ import java.util.function.Consumer;
  * classes, package prefixes, and marker interfaces (every class that implements
  * {@link dev.troupe.remote.CborSerializable}, say). Register it with
  * {@link dev.troupe.remote.SerializerRegistry.Builder#fallback}, or take the marker serializers
- * in one call with {@link dev.troupe.remote.SerializerRegistry.Builder#jacksonMarkers(String...)};
+ * in one call with {@link #registerMarkers};
  * classes with their own serializer keep it. Frames carry the message's class name as a
  * compressed manifest, and a class name a peer sends is used only if this allow-list accepts the
  * class (for a marker, the class is loaded without being initialized and must implement it).
@@ -167,6 +167,29 @@ public final class JacksonSerializer implements Serializer<Object> {
             b.allowPackage(p);
         }
         return b.build();
+    }
+
+    /**
+     * Adds the Jackson serializers of the marker interfaces to a registry under construction, the
+     * one call that lets messages go without serializers written by hand: CBOR (id
+     * {@value #CBOR_MARKER_ID}) for every class that implements
+     * {@link dev.troupe.remote.CborSerializable} or sits in one of {@code packages}, and JSON (id
+     * {@value #JSON_MARKER_ID}) for every class that implements
+     * {@link dev.troupe.remote.JsonSerializable}. Classes registered exactly keep their
+     * serializer; every other class is still refused. Every node needs the same.
+     *
+     * <pre>{@code
+     * SerializerRegistry registry = JacksonSerializer.registerMarkers(SerializerRegistry.builder()).build();
+     * }</pre>
+     *
+     * @param builder the registry builder
+     * @param packages further packages whose classes go as CBOR (each with its sub-packages)
+     * @return the builder
+     * @throws IllegalStateException if {@code tools.jackson.dataformat:jackson-dataformat-cbor} is not on the classpath
+     */
+    public static dev.troupe.remote.SerializerRegistry.Builder registerMarkers(dev.troupe.remote.SerializerRegistry.Builder builder,
+                                                                              String... packages) {
+        return builder.fallback(cborMarker(packages)).fallback(jsonMarker());
     }
 
     @Override

@@ -133,7 +133,7 @@ class JacksonMarkerSerializerTest {
 
     @Test
     void theOneCallBindsMarkedClassesOnlyAndRefusesTheRest() {
-        final SerializerRegistry registry = SerializerRegistry.builder().jacksonMarkers("dev.troupe.remote.json").build();
+        final SerializerRegistry registry = JacksonSerializer.registerMarkers(SerializerRegistry.builder(), "dev.troupe.remote.json").build();
         assertThat(registry.binding(Counter.Increment.class).serializer().id()).isEqualTo(JacksonSerializer.CBOR_MARKER_ID);
         assertThat(registry.binding(Shape.Circle.class).serializer().id()).isEqualTo(JacksonSerializer.CBOR_MARKER_ID);
         assertThat(registry.binding(Note.class).serializer().id()).isEqualTo(JacksonSerializer.JSON_MARKER_ID);
