@@ -4,10 +4,12 @@ import dev.troupe.cluster.Address;
 import dev.troupe.cluster.ClusterEvent;
 import dev.troupe.cluster.ClusterEvent.RemovalReason;
 import dev.troupe.cluster.ClusterState;
+import dev.troupe.cluster.DowningStrategy;
 import dev.troupe.cluster.Member;
 import dev.troupe.cluster.MemberStatus;
 import dev.troupe.cluster.UniqueAddress;
-import dev.troupe.cluster.ClusterMessage.MemberInfo;
+import dev.troupe.cluster.spi.ClusterMessage;
+import dev.troupe.cluster.spi.ClusterMessage.MemberInfo;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -33,19 +35,30 @@ import java.util.TreeMap;
  *       each status change, and once more in answer to a peer's first info;</li>
  *   <li>this node is {@code JOINING} until every candidate of its first discovery round has
  *       answered (member info) or failed to connect, or {@code joinTimeout} passed; then {@code UP};</li>
- *   <li>reachability is the transport's failure detector's verdict;</li>
+ *   <li>reachability is the transport's failure detector's verdict, except for a member that
+ *       announced it is leaving: from then on it is never reported unreachable (a silent leaving
+ *       member is held, and removed as having left once it was silent for {@code leaveTimeout}),
+ *       and its association closing is the leave ({@link #onLost}), in whatever order the
+ *       announcement, the close and the failure detector's verdicts arrive;</li>
  *   <li>a member is removed only when it is unreachable and discovery no longer lists it, or after
- *       it left ({@code REMOVED} announced, or the association lost while {@code LEAVING}/{@code EXITING}),
+ *       it left ({@code REMOVED} announced, or its association closed, or silent while leaving for {@code leaveTimeout}),
  *       or after being unreachable for {@code downAfter} (off unless set), or when a new incarnation
  *       appears at its address. A removed incarnation is remembered (bounded) and never re-admitted.
  *       Removals for unreachability wait while this node's own judgement is suspect
- *       ({@link #holdRemovals}: it was paused).</li>
+ *       ({@link #holdRemovals}: it was paused);</li>
+ *   <li>a member is also removed when it is downed: by an operator ({@link #down}), by another
+ *       member ({@link #onDown}, which this node passes on once), or by the downing strategy
+ *       ({@link Downing}, {@link SplitBrainDecision}), which may instead remove this node itself.</li>
  * </ul>
+ *
+ * <p>Its rooms: this class holds the peers (status, reachability, tombstones), this node's own
+ * status and the events; {@link DiscoveryView} what discovery lists and the join gate;
+ * {@link RemovalRules} when an unreachable member is removed.
  */
-public final class Membership {
+final class Membership {
 
     /** Where the state machine's decisions go. */
-    public interface Effects {
+    interface Effects {
         /** @param candidate open an association (idempotent) */
         void connect(Address candidate);
 
@@ -58,6 +71,18 @@ public final class Membership {
          */
         void send(UniqueAddress peer, MemberInfo info);
 
+        /**
+         * @param peer the recipient
+         * @param message a downing or a leave request
+         */
+        default void send(UniqueAddress peer, ClusterMessage message) {
+        }
+
+        /** @return the wall clock in milliseconds: when this node went up, which every node compares the same way */
+        default long wallClockMillis() {
+            return System.currentTimeMillis();
+        }
+
         /** @param event a change of the view, in order */
         void publish(ClusterEvent event);
 
@@ -69,26 +94,27 @@ public final class Membership {
         void runLeaveHooks(Member self);
     }
 
-    /** Limits on what peers can make this node hold. */
-    public record Limits(int maxMembers, int maxRoles, int maxStringLength, int maxTombstones) {
-        /** @return the defaults: 1,000 members, 16 roles of 64 characters, 10,000 tombstones */
-        public static Limits defaults() {
-            return new Limits(1000, 16, 64, 10_000);
-        }
+    /**
+     * A downing strategy and when it acts.
+     *
+     * @param strategy the strategy
+     * @param stableAfterNanos how long the view must not change before it acts
+     * @param quorumSize the quorum of {@code STATIC_QUORUM}
+     * @param marginNanos how much longer the side that keeps running waits than the side that downs
+     *        itself, so the losing side has removed itself (and stopped its entities) before the
+     *        winning side removes it and starts its shards; more than the spread of the sides'
+     *        failure detection
+     */
+    record Downing(DowningStrategy strategy, long stableAfterNanos, int quorumSize, long marginNanos) {
+        /** No strategy: the discovery-driven rule only. */
+        static final Downing NONE = new Downing(DowningStrategy.NONE, 0, 0, 0);
     }
 
-    /** A peer the transport handshook with; a member of the view once its info arrived. */
-    private static final class Peer {
-        final UniqueAddress address;
-        Member member;               // null until the first member info
-        boolean reachable = true;    // a completed handshake is proof of life
-        long unreachableSinceNanos;
-        /** The discovery rounds completed when it was met. */
-        final long metInRound;
-
-        Peer(UniqueAddress address, long metInRound) {
-            this.address = address;
-            this.metInRound = metInRound;
+    /** Limits on what peers can make this node hold. */
+    record Limits(int maxMembers, int maxRoles, int maxStringLength, int maxTombstones) {
+        /** @return the defaults: 1,000 members, 16 roles of 64 characters, 10,000 tombstones */
+        static Limits defaults() {
+            return new Limits(1000, 16, 64, 10_000);
         }
     }
 
@@ -96,31 +122,26 @@ public final class Membership {
     private final Set<String> roles;
     private final String appVersion;
     private final long joinTimeoutNanos;
-    private final long downAfterNanos;
+    private final long leaveTimeoutNanos;
+    private Downing downing = Downing.NONE;
+    /** When a member joined, went, or changed reachability last: a strategy acts once this is {@code stableAfter} old. */
+    private long lastChangeNanos;
+    private long selfUpSinceMillis;
     private final Limits limits;
     private final Effects effects;
+    private final DiscoveryView discovery = new DiscoveryView();
+    private final RemovalRules removals;
 
     private MemberStatus selfStatus = MemberStatus.JOINING;
     private final TreeMap<UniqueAddress, Peer> peers = new TreeMap<>();
     /** The live incarnation at each canonical address. */
     private final Map<Address, UniqueAddress> byAddress = new HashMap<>();
-    /** Candidate addresses (as discovery names them) that led to a peer. */
-    private final Map<Address, UniqueAddress> aliases = new HashMap<>();
-    private final Set<Address> selfAliases = new HashSet<>();
-    /** The latest discovery result; null before the first one. */
-    private Set<Address> discovered;
-    /** Candidates of the first discovery round not heard from yet; null before it. */
-    private Set<Address> pendingInitial;
-    private long joinDeadlineNanos;
-    private long rounds;
     private final LinkedHashMap<UniqueAddress, Boolean> tombstones = new LinkedHashMap<>();
     private ClusterState state;
     private long changes;
     private long builtAt;
     private long rejected;
     private long viewChanges;
-    private boolean holding;
-    private long holdUntilNanos;
 
     /**
      * @param self this node's incarnation
@@ -131,13 +152,33 @@ public final class Membership {
      * @param limits bounds on what peers can make this node hold
      * @param effects where decisions go
      */
-    public Membership(UniqueAddress self, Set<String> roles, String appVersion, long joinTimeout, long downAfter,
+    Membership(UniqueAddress self, Set<String> roles, String appVersion, long joinTimeout, long downAfter,
                       Limits limits, Effects effects) {
+        this(self, roles, appVersion, joinTimeout, downAfter, DEFAULT_LEAVE_TIMEOUT, limits, effects);
+    }
+
+    /** The default of {@code ClusterSettings.leaveTimeout}: 30 s. */
+    static final long DEFAULT_LEAVE_TIMEOUT = 30_000_000_000L;
+
+    /**
+     * @param self this node's incarnation
+     * @param roles this node's roles
+     * @param appVersion this node's application version
+     * @param joinTimeout nanoseconds to wait for the first round's candidates before going up anyway
+     * @param downAfter nanoseconds of unreachability after which a member is removed; 0 or less: never
+     * @param leaveTimeout nanoseconds a leaving member may hand off (its hooks' bound): one silent
+     *        for that long is removed as having left
+     * @param limits bounds on what peers can make this node hold
+     * @param effects where decisions go
+     */
+    Membership(UniqueAddress self, Set<String> roles, String appVersion, long joinTimeout, long downAfter,
+                      long leaveTimeout, Limits limits, Effects effects) {
         this.self = self;
+        this.leaveTimeoutNanos = leaveTimeout;
         this.roles = Set.copyOf(roles);
         this.appVersion = appVersion == null ? "" : appVersion;
         this.joinTimeoutNanos = joinTimeout;
-        this.downAfterNanos = downAfter;
+        this.removals = new RemovalRules(downAfter);
         this.limits = limits;
         this.effects = effects;
         this.state = buildState();
@@ -151,33 +192,30 @@ public final class Membership {
      * @param candidates the addresses found (this node's own among them, usually)
      * @param now the clock, in nanoseconds
      */
-    public void onDiscovered(Collection<Address> candidates, long now) {
+    void onDiscovered(Collection<Address> candidates, long now) {
         if (selfStatus == MemberStatus.REMOVED) {
             return;
         }
         final Set<Address> found = new HashSet<>(candidates);
-        final boolean first = discovered == null;
-        rounds++;
-        discovered = found;
+        final boolean first = discovery.round(found);
         final Set<Address> unknown = new HashSet<>();
         for (Address a : found) {
-            if (isSelf(a)) {
+            if (discovery.isSelf(a, self.address())) {
                 continue;
             }
-            final UniqueAddress known = aliases.containsKey(a) ? aliases.get(a) : byAddress.get(a);
+            final UniqueAddress known = discovery.isAlias(a) ? discovery.aliasOf(a) : byAddress.get(a);
             if (known == null || !peers.containsKey(known)) {
                 unknown.add(a);
                 effects.connect(a);
             }
         }
         if (first) {
-            pendingInitial = unknown;
-            joinDeadlineNanos = now + joinTimeoutNanos;
+            discovery.startJoin(unknown, now + joinTimeoutNanos);
         }
         // Discovery dropped some: those also unreachable go now.
         final List<Peer> gone = new ArrayList<>();
         for (Peer p : peers.values()) {
-            if (!p.reachable && goneFromDiscovery(p) && !removalsHeld(now)) {
+            if (removals.goneFromDiscovery(p, discovery, now)) {
                 gone.add(p);
             }
         }
@@ -192,7 +230,7 @@ public final class Membership {
      * @param dialed the candidate this node dialed, or null for an inbound handshake
      * @param now the clock
      */
-    public void onHandshake(UniqueAddress peer, Address dialed, long now) {
+    void onHandshake(UniqueAddress peer, Address dialed, long now) {
         if (selfStatus == MemberStatus.REMOVED) {
             effects.disconnect(peer);
             return;
@@ -200,15 +238,13 @@ public final class Membership {
         if (peer.equals(self)) {
             // Discovery named this node by another host (an IP instead of its name).
             if (dialed != null) {
-                selfAliases.add(dialed);
-                if (pendingInitial != null) {
-                    pendingInitial.remove(dialed);
-                }
+                discovery.selfAlias(dialed);
             }
             checkSelfUp(now);
-                return;
+            return;
         }
         if (tombstones.containsKey(peer)) {
+            tellIfDowned(peer);
             effects.disconnect(peer);
             return;
         }
@@ -226,14 +262,14 @@ public final class Membership {
                 effects.disconnect(peer);
                 return;
             }
-            p = new Peer(peer, rounds);
+            p = new Peer(peer, discovery.rounds());
             peers.put(peer, p);
             byAddress.put(peer.address(), peer);
         } else if (!p.reachable) {
             setReachable(p, true, now);
         }
         if (dialed != null) {
-            aliases.put(dialed, peer);
+            discovery.alias(dialed, peer);
         }
         effects.send(peer, selfInfo());
     }
@@ -242,10 +278,10 @@ public final class Membership {
      * @param candidate a candidate that could not be reached
      * @param now the clock
      */
-    public void onConnectFailed(Address candidate, long now) {
-        if (pendingInitial != null && pendingInitial.remove(candidate)) {
+    void onConnectFailed(Address candidate, long now) {
+        if (discovery.connectFailed(candidate)) {
             checkSelfUp(now);
-            }
+        }
     }
 
     /**
@@ -253,8 +289,12 @@ public final class Membership {
      * @param info what it says about itself
      * @param now the clock
      */
-    public void onMemberInfo(UniqueAddress from, MemberInfo info, long now) {
-        if (selfStatus == MemberStatus.REMOVED || tombstones.containsKey(from)) {
+    void onMemberInfo(UniqueAddress from, MemberInfo info, long now) {
+        if (selfStatus == MemberStatus.REMOVED) {
+            return;
+        }
+        if (tombstones.containsKey(from)) {
+            tellIfDowned(from);
             return;
         }
         if (!info.from().equals(from) || !withinLimits(info)) {
@@ -277,9 +317,17 @@ public final class Membership {
         if (p.member == null) {
             if (announced == MemberStatus.REMOVED) {
                 remove(p, RemovalReason.LEFT);
-                        return;
+                return;
+            }
+            if (!p.reachable && leaving(announced)) {
+                // The announcement itself arrived: it is alive and going, not unreachable. Held as
+                // silent in case the detector is right, so it still goes if it never speaks again.
+                p.reachable = true;
+                silent(p, now);
             }
             p.member = new Member(from, announced, info.roles(), info.appVersion(), p.reachable);
+            p.upSinceMillis = info.upSince();
+            lastChangeNanos = now;
             changes++;
             switch (announced) {
                 case JOINING -> effects.publish(new ClusterEvent.MemberJoined(p.member));
@@ -295,13 +343,23 @@ public final class Membership {
             // arrived before the peer's cluster was listening (a transport starts before its
             // cluster). Answering a peer's first info once makes the exchange whole either way.
             effects.send(from, selfInfo());
-            heardFrom(from);
+            discovery.heardFrom(from);
             checkSelfUp(now);
         } else if (p.member.status().isBefore(announced)) {
             if (announced == MemberStatus.REMOVED) {
                 remove(p, RemovalReason.LEFT);
             } else {
+                if (!p.reachable && leaving(announced)) {
+                    // Reported unreachable before its announcement arrived (the two travel
+                    // different paths): the announcement is proof of life, and from now on the
+                    // detector's verdicts on it are not reported.
+                    setReachable(p, true, now);
+                    silent(p, now);
+                }
                 p.member = p.member.withStatus(announced);
+                if (info.upSince() != 0) {
+                    p.upSinceMillis = info.upSince();
+                }
                 changes++;
                 viewChanges++;
                 switch (announced) {
@@ -317,42 +375,60 @@ public final class Membership {
      * @param peer a peer the failure detector reaches again
      * @param now the clock
      */
-    public void onReachable(UniqueAddress peer, long now) {
+    void onReachable(UniqueAddress peer, long now) {
         final Peer p = peers.get(peer);
-        if (p != null && !p.reachable) {
+        if (p == null) {
+            return;
+        }
+        p.silent = false;
+        if (!p.reachable) {
             setReachable(p, true, now);
-            }
+        }
     }
 
     /**
      * @param peer a peer the failure detector no longer reaches
      * @param now the clock
      */
-    public void onUnreachable(UniqueAddress peer, long now) {
+    void onUnreachable(UniqueAddress peer, long now) {
         final Peer p = peers.get(peer);
         if (p == null || !p.reachable) {
             return;
         }
+        if (p.member != null && leaving(p.member.status())) {
+            // A leaving member is busy handing off, or already gone: never an unreachability.
+            if (!p.silent) {
+                silent(p, now);
+            }
+            return;
+        }
         setReachable(p, false, now);
-        if (goneFromDiscovery(p) && !removalsHeld(now)) {
+        if (removals.goneFromDiscovery(p, discovery, now)) {
             remove(p, RemovalReason.UNREACHABLE_AND_UNDISCOVERED);
         }
     }
 
     /**
+     * The peer closed its association because it is going (its transport shut down; only that
+     * incarnation can say so). That is its leave, whatever this node heard before: its
+     * announcement may still be on its way (it travels another path than the close), so a member
+     * still {@code UP} here is shown leaving and then removed as having left, never as unreachable.
+     *
      * @param peer a peer whose association ended
      * @param now the clock
      */
-    public void onLost(UniqueAddress peer, long now) {
+    void onLost(UniqueAddress peer, long now) {
         final Peer p = peers.get(peer);
         if (p == null) {
             return;
         }
-        if (p.member != null && MemberStatus.UP.isBefore(p.member.status())) {
-            remove(p, RemovalReason.LEFT);
-            } else {
-            onUnreachable(peer, now);
+        if (p.member != null && !leaving(p.member.status())) {
+            p.member = new Member(p.address, MemberStatus.LEAVING, p.member.roles(), p.member.appVersion(), true);
+            changes++;
+            viewChanges++;
+            effects.publish(new ClusterEvent.MemberLeft(p.member));
         }
+        remove(p, RemovalReason.LEFT);
     }
 
     /**
@@ -360,11 +436,11 @@ public final class Membership {
      * @param current the new one at the same address
      * @param now the clock
      */
-    public void onRestarted(UniqueAddress previous, UniqueAddress current, long now) {
+    void onRestarted(UniqueAddress previous, UniqueAddress current, long now) {
         final Peer p = peers.get(previous);
         if (p != null) {
             remove(p, RemovalReason.RESTARTED);
-            }
+        }
     }
 
     /**
@@ -372,15 +448,33 @@ public final class Membership {
      *
      * @param now the clock
      */
-    public void tick(long now) {
-        if (selfStatus == MemberStatus.JOINING && discovered != null && now - joinDeadlineNanos >= 0) {
-            pendingInitial.clear();
+    void tick(long now) {
+        if (selfStatus == MemberStatus.JOINING && discovery.joinDeadlinePassed(now)) {
             checkSelfUp(now);
         }
-        if (downAfterNanos > 0 && !removalsHeld(now)) {
+        if (!peers.isEmpty()) {
+            List<Peer> gone = null;
+            for (Peer p : peers.values()) {
+                if (p.silent && now - p.silentSinceNanos >= leaveTimeoutNanos) {
+                    if (gone == null) {
+                        gone = new ArrayList<>();
+                    }
+                    gone.add(p);
+                }
+            }
+            if (gone != null) {
+                for (Peer p : gone) {
+                    remove(p, RemovalReason.LEFT); // its hand-off is over by now, finished or not
+                }
+            }
+        }
+        if (downing.strategy() != DowningStrategy.NONE && !removals.held(now) && now - lastChangeNanos >= downing.stableAfterNanos()) {
+            applyDowning(now);
+        }
+        if (removals.downAfterApplies(now)) {
             final List<Peer> down = new ArrayList<>();
             for (Peer p : peers.values()) {
-                if (!p.reachable && now - p.unreachableSinceNanos >= downAfterNanos) {
+                if (removals.downAfterPassed(p, now)) {
                     down.add(p);
                 }
             }
@@ -399,18 +493,102 @@ public final class Membership {
      *
      * @param until the clock, in nanoseconds, until which removals for unreachability wait
      */
-    public void holdRemovals(long until) {
-        if (!holding || until - holdUntilNanos > 0) {
-            holding = true;
-            holdUntilNanos = until;
+    void holdRemovals(long until) {
+        removals.hold(until);
+    }
+
+    /** @param d the downing strategy (set once, before the first input) */
+    void downing(Downing d) {
+        this.downing = d;
+    }
+
+    /**
+     * Downs a member: it is removed here ({@link RemovalReason#DOWNED}) and every other member is
+     * told to remove it too; told to the member itself, it removes itself (it hears it once it is
+     * reachable again, if not now). Any member may down an unreachable member; this node downs
+     * itself if named.
+     *
+     * @param target the member's address
+     * @param now the clock
+     * @return null if done, else why not
+     */
+    String down(Address target, long now) {
+        if (selfStatus == MemberStatus.REMOVED) {
+            return "this node is no longer a member";
+        }
+        if (target.equals(self.address())) {
+            downSelf();
+            return null;
+        }
+        final UniqueAddress incarnation = byAddress.get(target);
+        final Peer p = incarnation == null ? null : peers.get(incarnation);
+        if (p == null || p.member == null) {
+            return "no member at " + target;
+        }
+        if (p.reachable) {
+            return target + " is reachable: down only an unreachable member (a reachable one can be asked to leave)";
+        }
+        downPeer(p, null);
+        return null;
+    }
+
+    /**
+     * Asks another member to leave gracefully (or this node, if named).
+     *
+     * @param target the member's address
+     * @param now the clock
+     * @return null if asked, else why not
+     */
+    String leave(Address target, long now) {
+        if (target.equals(self.address())) {
+            leave(now);
+            return null;
+        }
+        final UniqueAddress incarnation = byAddress.get(target);
+        final Peer p = incarnation == null ? null : peers.get(incarnation);
+        if (p == null || p.member == null) {
+            return "no member at " + target;
+        }
+        effects.send(p.address, new ClusterMessage.LeaveRequest(p.address));
+        return null;
+    }
+
+    /**
+     * A member downed {@code target}.
+     *
+     * @param from the member that says so
+     * @param target the downed incarnation
+     * @param now the clock
+     */
+    void onDown(UniqueAddress from, UniqueAddress target, long now) {
+        if (selfStatus == MemberStatus.REMOVED) {
+            return;
+        }
+        if (target.equals(self)) {
+            // even from a member removed here just now: its close may overtake its last words
+            downSelf();
+            return;
+        }
+        if (tombstones.containsKey(from)) {
+            return;
+        }
+        final Peer p = peers.get(target);
+        if (p != null) {
+            downPeer(p, from);
+        } else if (!tombstones.containsKey(target)) {
+            tombstone(target, true); // never admitted later, as if it had been seen
         }
     }
 
-    private boolean removalsHeld(long now) {
-        if (holding && now - holdUntilNanos >= 0) {
-            holding = false;
+    /**
+     * @param from the member asking
+     * @param target the incarnation asked to leave
+     * @param now the clock
+     */
+    void onLeaveRequest(UniqueAddress from, UniqueAddress target, long now) {
+        if (target.equals(self) && peers.containsKey(from)) {
+            leave(now);
         }
-        return holding;
     }
 
     /**
@@ -419,7 +597,7 @@ public final class Membership {
      * @param now the clock
      * @return false if this node was already leaving or removed
      */
-    public boolean leave(long now) {
+    boolean leave(long now) {
         if (!selfStatus.isBefore(MemberStatus.LEAVING)) {
             return false;
         }
@@ -433,7 +611,7 @@ public final class Membership {
      *
      * @param now the clock
      */
-    public void leaveHooksDone(long now) {
+    void leaveHooksDone(long now) {
         if (selfStatus != MemberStatus.LEAVING) {
             return;
         }
@@ -442,7 +620,15 @@ public final class Membership {
     }
 
     /** This node stops without a hand-off (its system terminates): announce and drop everyone. */
-    public void removeSelf() {
+    void removeSelf() {
+        removeSelf(RemovalReason.SELF_REMOVED);
+    }
+
+    private void downSelf() {
+        removeSelf(RemovalReason.DOWNED);
+    }
+
+    private void removeSelf(RemovalReason reason) {
         if (selfStatus == MemberStatus.REMOVED) {
             return;
         }
@@ -457,8 +643,8 @@ public final class Membership {
             }
         }
         byAddress.clear();
-        aliases.clear();
-        effects.publish(new ClusterEvent.MemberRemoved(selfMember(), previous, RemovalReason.SELF_REMOVED));
+        discovery.forgetAll();
+        effects.publish(new ClusterEvent.MemberRemoved(selfMember(), previous, reason));
         for (Peer p : all) {
             effects.disconnect(p.address);
         }
@@ -467,7 +653,7 @@ public final class Membership {
     // ---- outputs ----
 
     /** @return the current view; rebuilt only when it changed since the last call */
-    public ClusterState state() {
+    ClusterState state() {
         if (builtAt != changes) {
             state = buildState();
             builtAt = changes;
@@ -476,32 +662,32 @@ public final class Membership {
     }
 
     /** @return a counter that moves whenever the view changes */
-    public long changes() {
+    long changes() {
         return changes;
     }
 
     /** @return this node's member */
-    public Member selfMember() {
+    Member selfMember() {
         return new Member(self, selfStatus, roles, appVersion, true);
     }
 
     /** @return this node's status */
-    public MemberStatus selfStatus() {
+    MemberStatus selfStatus() {
         return selfStatus;
     }
 
     /** @return member info and messages refused for exceeding a limit, since start */
-    public long rejected() {
+    long rejected() {
         return rejected;
     }
 
     /** @return status changes, joins and removals seen, since start */
-    public long viewChanges() {
+    long viewChanges() {
         return viewChanges;
     }
 
     /** @return the peers handshaken with (members of the view or about to be) */
-    public Set<UniqueAddress> peers() {
+    Set<UniqueAddress> peers() {
         return peers.keySet();
     }
 
@@ -509,42 +695,72 @@ public final class Membership {
      * @param peer an incarnation
      * @return whether it was removed (and is refused from now on)
      */
-    public boolean isTombstoned(UniqueAddress peer) {
+    boolean isTombstoned(UniqueAddress peer) {
         return tombstones.containsKey(peer);
     }
 
     // ---- internals ----
 
     private MemberInfo selfInfo() {
-        return new MemberInfo(self, selfStatus, roles, appVersion);
+        return new MemberInfo(self, selfStatus, roles, appVersion, selfUpSinceMillis);
     }
 
-    private boolean isSelf(Address a) {
-        return a.equals(self.address()) || selfAliases.contains(a);
-    }
-
-    /**
-     * Not listed by a discovery round that began after this node met the peer. (Lookups run one at
-     * a time, so the round completed second after the meeting began after it.) A peer met through
-     * its own handshake before this node's discovery lists it is not "gone" from discovery.
-     */
-    private boolean goneFromDiscovery(Peer p) {
-        return rounds >= p.metInRound + 2 && !inDiscovery(p.address);
-    }
-
-    private boolean inDiscovery(UniqueAddress peer) {
-        if (discovered == null) {
-            return true;
-        }
-        if (discovered.contains(peer.address())) {
-            return true;
-        }
-        for (Map.Entry<Address, UniqueAddress> e : aliases.entrySet()) {
-            if (e.getValue().equals(peer) && discovered.contains(e.getKey())) {
-                return true;
+    private void downPeer(Peer p, UniqueAddress toldBy) {
+        remove(p, RemovalReason.DOWNED);
+        tombstones.put(p.address, Boolean.TRUE);
+        // spread it: every member removes it once, and tells the others once (a full mesh may lack a link)
+        final ClusterMessage.Down down = new ClusterMessage.Down(p.address);
+        for (UniqueAddress other : peers.keySet()) {
+            if (!other.equals(toldBy)) {
+                effects.send(other, down);
             }
         }
-        return false;
+        effects.send(p.address, down);
+    }
+
+    /** A downed incarnation that speaks again is told it is down, so it removes itself. */
+    private void tellIfDowned(UniqueAddress peer) {
+        if (Boolean.TRUE.equals(tombstones.get(peer))) {
+            effects.send(peer, new ClusterMessage.Down(peer));
+        }
+    }
+
+    /** The downing strategy on this view: it acts only when some member that counts is unreachable. */
+    private void applyDowning(long now) {
+        if (selfStatus != MemberStatus.UP && selfStatus != MemberStatus.LEAVING) {
+            return;
+        }
+        final SplitBrainDecision.Verdict verdict = SplitBrainDecision.decide(downing.strategy(), downing.quorumSize(),
+            self.address(), selfUpSinceMillis, peers.values());
+        if (verdict == SplitBrainDecision.Verdict.NOTHING) {
+            return;
+        }
+        // First the notice, to the members themselves only: one this node cannot reach but that
+        // reaches this node (a cut one way) hears it and removes itself, before anyone takes its
+        // shards. Nobody else is told yet: each member of this side decides on its own view.
+        // Down-all tells everyone: the whole cluster goes, not only whoever decides first.
+        final boolean all = verdict == SplitBrainDecision.Verdict.DOWN_ALL;
+        for (Peer p : peers.values()) {
+            if (p.member != null && (!p.reachable || all) && !p.noticed && verdict != SplitBrainDecision.Verdict.DOWN_SELF) {
+                p.noticed = true;
+                effects.send(p.address, new ClusterMessage.Down(p.address));
+            }
+        }
+        if (verdict == SplitBrainDecision.Verdict.DOWN_UNREACHABLE
+            && now - lastChangeNanos >= downing.stableAfterNanos() + downing.marginNanos()) {
+            // the losing side has downed itself by now: its shards may start here
+            final List<Peer> down = new ArrayList<>();
+            for (Peer p : peers.values()) {
+                if (p.member != null && !p.reachable) {
+                    down.add(p);
+                }
+            }
+            for (Peer p : down) {
+                downPeer(p, null);
+            }
+        } else if (verdict != SplitBrainDecision.Verdict.DOWN_UNREACHABLE) {
+            downSelf();
+        }
     }
 
     private boolean withinLimits(MemberInfo info) {
@@ -559,20 +775,9 @@ public final class Membership {
         return true;
     }
 
-    private void heardFrom(UniqueAddress peer) {
-        if (pendingInitial == null || pendingInitial.isEmpty()) {
-            return;
-        }
-        pendingInitial.remove(peer.address());
-        for (Map.Entry<Address, UniqueAddress> e : aliases.entrySet()) {
-            if (e.getValue().equals(peer)) {
-                pendingInitial.remove(e.getKey());
-            }
-        }
-    }
-
     private void checkSelfUp(long now) {
-        if (selfStatus == MemberStatus.JOINING && pendingInitial != null && pendingInitial.isEmpty()) {
+        if (selfStatus == MemberStatus.JOINING && discovery.joinComplete()) {
+            selfUpSinceMillis = effects.wallClockMillis();
             setSelfStatus(MemberStatus.UP);
         }
     }
@@ -595,8 +800,20 @@ public final class Membership {
         }
     }
 
+    /** @return whether a member with this status announced it is going */
+    private static boolean leaving(MemberStatus status) {
+        return MemberStatus.UP.isBefore(status);
+    }
+
+    private static void silent(Peer p, long now) {
+        p.silent = true;
+        p.silentSinceNanos = now;
+    }
+
     private void setReachable(Peer p, boolean reachable, long now) {
         p.reachable = reachable;
+        p.noticed = false;
+        lastChangeNanos = now;
         changes++;
         if (!reachable) {
             p.unreachableSinceNanos = now;
@@ -613,23 +830,23 @@ public final class Membership {
         if (p.address.equals(byAddress.get(p.address.address()))) {
             byAddress.remove(p.address.address());
         }
-        final Iterator<Map.Entry<Address, UniqueAddress>> it = aliases.entrySet().iterator();
-        while (it.hasNext()) {
-            if (it.next().getValue().equals(p.address)) {
-                it.remove();
-            }
-        }
-        tombstones.put(p.address, Boolean.TRUE);
-        if (tombstones.size() > limits.maxTombstones()) {
-            final Iterator<UniqueAddress> oldest = tombstones.keySet().iterator();
-            oldest.next();
-            oldest.remove();
-        }
+        discovery.forget(p.address);
+        tombstone(p.address, false);
         if (p.member != null) {
             viewChanges++;
             effects.publish(new ClusterEvent.MemberRemoved(p.member.withStatus(MemberStatus.REMOVED), p.member.status(), reason));
         }
         effects.disconnect(p.address);
+    }
+
+    /** @param downed whether it was downed (told so if it speaks again) */
+    private void tombstone(UniqueAddress peer, boolean downed) {
+        tombstones.put(peer, downed);
+        if (tombstones.size() > limits.maxTombstones()) {
+            final Iterator<UniqueAddress> oldest = tombstones.keySet().iterator();
+            oldest.next();
+            oldest.remove();
+        }
     }
 
     private ClusterState buildState() {
