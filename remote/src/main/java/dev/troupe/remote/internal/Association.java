@@ -75,7 +75,7 @@ final class Association {
         this.loop = loop;
         this.graceNanos = core.settings.removeIdleAssociationAfter().toNanos();
         this.incarnation = new PeerIncarnation(this);
-        this.connection = new PeerConnection(this, core.outboundBootstrap(this));
+        this.connection = new PeerConnection(this, core.outboundBootstrap(this, false), core.outboundBootstrap(this, true));
         this.inbound = new InboundConnections();
         this.drain = new OutboundDrain(this);
         this.ring = new OutboundRing(this, drain);

@@ -91,7 +91,12 @@ final class Associations {
     }
 
     private Association newAssociation(ActorPath root) {
-        return new Association(core, ActorPath.root(root.system(), root.host(), root.port()), core.nextLoop());
+        return new Association(core, ActorPath.root(root.system(), HostNames.canonical(root.host()), root.port()), core.nextLoop());
+    }
+
+    /** @return whether this node keeps an association with the node at {@code key} ({@link NodeAddresses#key}) */
+    boolean isKnown(String key) {
+        return byAddress.containsKey(key);
     }
 
     /** @return the live associations (a view, weakly consistent) */

@@ -32,6 +32,9 @@ final class PeerConnection {
 
     private final Association association;
     private final Bootstrap bootstrap;
+    /** Connections that stop after HELLO_REPLY: who answers at the address, without touching the live connection. */
+    private final Bootstrap probeBootstrap;
+    private boolean probing;
     final PhiAccrualFailureDetector failureDetector;
 
     private volatile boolean started;
@@ -53,9 +56,10 @@ final class PeerConnection {
     private final Runnable connectTask = this::connect;
     private final ChannelFutureListener connectListener = this::onConnectDone;
 
-    PeerConnection(Association association, Bootstrap bootstrap) {
+    PeerConnection(Association association, Bootstrap bootstrap, Bootstrap probeBootstrap) {
         this.association = association;
         this.bootstrap = bootstrap;
+        this.probeBootstrap = probeBootstrap;
         final dev.troupe.remote.RemoteSettings s = association.core.settings;
         this.failureDetector = new PhiAccrualFailureDetector(s.phiThreshold(), 200, s.minHeartbeatStdDev().toNanos(),
             s.acceptableHeartbeatPause().toNanos(), s.heartbeatInterval().toNanos());
@@ -154,12 +158,53 @@ final class PeerConnection {
     }
 
     /**
-     * The peer's address is dialled again at once: the connection is closed and re-established
-     * without backoff, so the UID found there decides a claim ({@link PeerIncarnation}).
+     * A claim waits for this node to see who answers at the peer's address (loop). Without a
+     * connection the address is dialled now, whatever the backoff (the handshake decides the claim:
+     * {@link PeerIncarnation#outboundConfirmed}); with one, a probe is opened beside it (at most one at
+     * a time: {@link PeerIncarnation#probed}), and the live connection stays as it is, so a false
+     * claim closes nothing of the real peer's.
+     */
+    void verify() {
+        if (closing) {
+            return;
+        }
+        if (channel != null) {
+            if (!probing) {
+                probing = true;
+                probeBootstrap.connect(association.root.host(), association.root.port()).addListener(probeListener);
+            }
+            return;
+        }
+        backoffAttempt = 0;
+        if (!started) {
+            start();
+        } else {
+            connect(); // nothing if a connection attempt is under way: its handshake decides
+        }
+    }
+
+    private final ChannelFutureListener probeListener = f -> {
+        if (!f.isSuccess()) {
+            probing = false;
+        }
+    };
+
+    /** The probe's connection closed (loop). */
+    void probeClosed() {
+        probing = false;
+    }
+
+    /**
+     * The peer's address is dialled again at once: a connection is closed and re-established
+     * without backoff (or made, if there is none), so the UID found there decides ({@link PeerIncarnation}).
      */
     void redial() {
         backoffAttempt = 0;
-        channel.close();
+        if (channel != null) {
+            channel.close();
+        } else {
+            verify();
+        }
     }
 
     /**
@@ -167,10 +212,11 @@ final class PeerConnection {
      * believes, the failure detector's history starts afresh after an outage, and the outbound side
      * resumes on the new connection (ids re-advertised, system messages renumbered and resent).
      *
+     * @param key the incarnation key whose signature HELLO_REPLY carried
      * @param expectedSystemSeq the system-message seq the peer expects next (AUTH_REPLY)
      * @param peerRoot the canonical address the peer stated (HELLO_REPLY)
      */
-    void outboundReady(Channel ch, long uid, long expectedSystemSeq, ActorPath peerRoot) {
+    void outboundReady(Channel ch, long uid, byte[] key, long expectedSystemSeq, ActorPath peerRoot) {
         connecting = false;
         if (closing) {
             ch.close();
@@ -179,7 +225,7 @@ final class PeerConnection {
         final PeerIncarnation peer = association.incarnation;
         final boolean newIncarnation = peer.isOther(uid);
         association.trust();
-        final boolean afterOutage = peer.outboundConfirmed(uid);
+        final boolean afterOutage = peer.outboundConfirmed(uid, key);
         channel = ch;
         this.peerRoot = peerRoot;
         backoffAttempt = 0;

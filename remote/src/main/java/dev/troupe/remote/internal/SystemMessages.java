@@ -20,7 +20,9 @@ import java.util.ArrayDeque;
  * never sees a gap. An ack above the highest seq sent is {@code invalid-sequence}.
  *
  * <h2>Inbound (any inbound connection's thread; synchronized, system messages are rare)</h2>
- * Per sending incarnation: a seq at or below the last delivered one is a repeat (acknowledged,
+ * Only proven connections of the believed incarnation get here (a new incarnation resets the
+ * state at its first message, not at its handshake). Per sending incarnation: a seq at or below
+ * the last delivered one is a repeat (acknowledged,
  * not delivered again); the next one is delivered; anything else cannot come from a correct
  * sender on one TCP stream and is {@code invalid-sequence}.
  *
@@ -161,13 +163,13 @@ final class SystemMessages {
 
     // ---------------------------------------------------------------- inbound (any thread)
 
-    /** @return the seq this node expects next from that incarnation of the peer (for AUTH_REPLY) */
+    /**
+     * @return the seq this node expects next from that incarnation of the peer (for AUTH_REPLY);
+     *         changes nothing: a handshake's claim is not believed yet when it asks, so an impostor
+     *         claiming another incarnation cannot reset what the real one's sequence is
+     */
     synchronized long expected(long senderUid) {
-        if (senderUid != inboundUid) {
-            inboundUid = senderUid;
-            lastDelivered = 0;
-        }
-        return lastDelivered + 1;
+        return senderUid == inboundUid ? lastDelivered + 1 : 1;
     }
 
     /**

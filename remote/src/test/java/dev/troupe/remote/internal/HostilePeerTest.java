@@ -673,9 +673,8 @@ class HostilePeerTest {
             final byte[] hello = p.hello("beta", Protocol.VERSION);
             p.send(hello);
             final byte[] reply = p.readFrame();
-            final byte[] proof = new Hmac(SECRET).clientProof(java.util.Arrays.copyOfRange(hello, 8, hello.length), reply);
             // AUTH, then at once a 2 KiB ADVERTISE and a message, in one write (without waiting for AUTH_REPLY)
-            p.send(concat(concat(RawPeer.frame(b -> Frames.writeAuth(b, proof)), BadInputTest.advertise(1, betaPath("user/" + "n".repeat(2000)))),
+            p.send(concat(concat(p.auth(SECRET, hello, reply), BadInputTest.advertise(1, betaPath("user/" + "n".repeat(2000)))),
                 BadInputTest.userString(1, BuiltInSerializers.STRING_ID, "behind auth")));
             RemoteTestKit.await("delivered", Duration.ofSeconds(5), () -> sunk.size() == sunkBefore + 1);
             assertThat(sunk.get(sunkBefore)).isEqualTo("behind auth");
