@@ -180,6 +180,7 @@ final class InboundConnection extends ConnectionHandler {
         if (mailboxRecheck != null) {
             mailboxRecheck.cancel(false);
         }
+        table.release(); // its bytes leave the peer's budget
         association.inbound.closed(this);
         super.channelInactive(ctx);
     }

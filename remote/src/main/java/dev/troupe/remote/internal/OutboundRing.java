@@ -572,4 +572,10 @@ final class OutboundRing {
     int idKind(int id) {
         return idKinds[id];
     }
+
+    /** @return bytes of direct memory the ring's buffers hold now (0 before the first send) */
+    long memoryBytes() {
+        final ManyToOneRingBuffer r = ring;
+        return r == null ? 0 : r.buffer().capacity();
+    }
 }

@@ -39,6 +39,8 @@ final class PeerConnection {
 
     private volatile boolean started;
     private volatile long reconnects;
+    /** A connection, an attempt or a probe exists: published for {@link Association#isStateless} (another thread). */
+    private volatile boolean busy;
     private Channel channel;
     private boolean connecting;
     private int backoffAttempt;
@@ -76,6 +78,15 @@ final class PeerConnection {
 
     boolean isClosing() {
         return closing;
+    }
+
+    /** @return whether a connection, a connection attempt or a probe exists (any thread; approximate) */
+    boolean isBusy() {
+        return busy;
+    }
+
+    private void updateBusy() {
+        busy = channel != null || connecting || probing;
     }
 
     /** @return whether the heartbeat timer runs (the association started and was not removed since) */
@@ -128,12 +139,14 @@ final class PeerConnection {
             return;
         }
         connecting = true;
+        updateBusy();
         bootstrap.connect(association.root.host(), association.root.port()).addListener(connectListener);
     }
 
     private void onConnectDone(ChannelFuture f) {
         if (!f.isSuccess()) {
             connecting = false;
+            updateBusy();
             Association.LOG.log(System.Logger.Level.DEBUG, "connect to " + association.address + " failed: " + f.cause());
             final Throwable cause = f.cause();
             association.core.associations.fire(new AssociationEvent.ConnectFailed(association.root, String.valueOf(cause),
@@ -171,6 +184,7 @@ final class PeerConnection {
         if (channel != null) {
             if (!probing) {
                 probing = true;
+                updateBusy();
                 probeBootstrap.connect(association.root.host(), association.root.port()).addListener(probeListener);
             }
             return;
@@ -186,12 +200,14 @@ final class PeerConnection {
     private final ChannelFutureListener probeListener = f -> {
         if (!f.isSuccess()) {
             probing = false;
+            updateBusy();
         }
     };
 
     /** The probe's connection closed (loop). */
     void probeClosed() {
         probing = false;
+        updateBusy();
     }
 
     /**
@@ -227,6 +243,7 @@ final class PeerConnection {
         association.trust();
         final boolean afterOutage = peer.outboundConfirmed(uid, key);
         channel = ch;
+        updateBusy();
         this.peerRoot = peerRoot;
         backoffAttempt = 0;
         association.ring.connected();
@@ -257,6 +274,7 @@ final class PeerConnection {
                 "the connection closed before its handshake completed", false));
         }
         connecting = false;
+        updateBusy();
         scheduleReconnect();
     }
 
@@ -366,6 +384,7 @@ final class PeerConnection {
         started = false;
         final Channel ch = channel;
         channel = null;
+        updateBusy();
         keptThroughLoss = false;
         if (ch != null) {
             ch.close(); // no CLOSE frame: this node is not going away, it only forgets an idle peer

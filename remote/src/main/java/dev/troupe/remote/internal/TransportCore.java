@@ -76,6 +76,8 @@ public final class TransportCore {
     final IncarnationKey key;
     final RejectionLog rejections = new RejectionLog(TimeUnit.SECONDS.toNanos(10));
     final InboundSlots inboundSlots;
+    /** The node-wide byte budget of what peers make this node hold. */
+    final NodeMemory memory;
     final Associations associations;
     final FailureReports failures;
     final TransportMetrics metrics;
@@ -104,8 +106,11 @@ public final class TransportCore {
         this.authMode = settings.tls() ? Protocol.AUTH_TLS : settings.secret() != null ? Protocol.AUTH_HMAC : Protocol.AUTH_INSECURE;
         this.hmac = new Hmac(authMode == Protocol.AUTH_HMAC ? settings.secret() : null);
         this.key = IncarnationKey.of(system);
-        this.inboundSlots = new InboundSlots(settings.maxConnections(), settings.maxPendingHandshakes(), settings.maxPendingHandshakesPerSource());
+        this.inboundSlots = new InboundSlots(settings.maxConnections(), settings.maxPendingHandshakes(), settings.maxPendingHandshakesPerSource(),
+            rejections);
+        this.memory = new NodeMemory(settings.maxRemoteMemory());
         this.associations = new Associations(this, settings.maxAssociations());
+        memory.rings(associations);
         this.failures = new FailureReports(settings.serializers());
         this.epoll = settings.nativeTransport() && Epoll.isAvailable();
         final long spin = settings.ioIdleSpin().toNanos();
@@ -113,7 +118,7 @@ public final class TransportCore {
             ? (spin > 0 ? EpollIoHandler.newFactory(0, IdleSpinStrategy.factory(spin)) : EpollIoHandler.newFactory())
             : NioIoHandler.newFactory();
         this.ioThreads = new IoThreads("troupe-" + system.name() + "-remote");
-        this.metrics = new TransportMetrics(rejections, associations, inboundSlots, failures, ioThreads);
+        this.metrics = new TransportMetrics(rejections, associations, inboundSlots, failures, ioThreads, memory);
         this.group = new MultiThreadIoEventLoopGroup(settings.ioThreads(), ioThreads, io);
         this.clientChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
         final Class<? extends ServerChannel> serverClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
