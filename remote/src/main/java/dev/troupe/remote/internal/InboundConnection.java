@@ -379,7 +379,10 @@ final class InboundConnection extends ConnectionHandler {
         noticesInWindow++;
         final InternalActorRef<?> askRef = askId == 0 ? null : table.refAt(askId);
         final String typeName = mid != 0 ? table.manifestName(mid) : serializers.typeName(sid);
-        final boolean queued = association.ring.sendFailure(askRef instanceof RemoteActorRef ? askRef : null, reason,
+        // only an ask's temporary reply-to ref is named: it takes a reusable slot, where any other ref a peer
+        // advertised with the ask flag would take an id (and its text) in this direction's table for good
+        final boolean temporary = askRef instanceof RemoteActorRef && ((RemoteActorRef<?>) askRef).isTemporary();
+        final boolean queued = association.ring.sendFailure(temporary ? askRef : null, reason,
             core.addresses.addressed(target.path()).toString(), typeName);
         if (!queued) {
             core.failures.noticeSuppressed();
