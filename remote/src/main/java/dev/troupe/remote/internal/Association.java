@@ -143,7 +143,7 @@ final class Association {
         }
         removed = true;
         VarHandle.fullFence(); // as in remove(): a producer that missed the flag wrote before this check, or revives it
-        if (!isStateless() || drain.isPending()) {
+        if (!holdsNothing() || drain.isPending()) {
             removed = false;
             return false;
         }
@@ -159,7 +159,11 @@ final class Association {
 
     /** @return whether nothing at all is held for the peer but its address (any thread; approximate) */
     boolean isStateless() {
-        return !removed && !connection.isBusy() && inbound.isEmpty() && ring.size() == 0 && system.unackedCount() == 0
+        return !removed && holdsNothing();
+    }
+
+    private boolean holdsNothing() {
+        return !connection.isBusy() && inbound.isEmpty() && ring.size() == 0 && system.unackedCount() == 0
             && deathWatch.isEmpty() && !incarnation.isClosed();
     }
 
