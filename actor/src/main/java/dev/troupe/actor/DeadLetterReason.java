@@ -43,7 +43,9 @@ public enum DeadLetterReason {
     /** The message's shard or entity was being handed off or passivated and the shard region's buffer was full. */
     HANDOFF_BUFFER_FULL("handoff-buffer-full"),
     /** The sharded entity could not be started (its behavior factory failed). */
-    ENTITY_STOPPED("entity-stopped");
+    ENTITY_STOPPED("entity-stopped"),
+    /** A persistent entity's stash was full while a write or recovery was in flight (troupe-persistence). */
+    STASH_OVERFLOW("stash-overflow");
 
     private final String tag;
 

@@ -62,6 +62,20 @@ class PlainBootAppTests {
         }
     }
 
+    /** With the transport on, its indicator joins the readiness group beside troupe's own. */
+    @Test
+    void remoteIndicatorIsInTheReadinessGroup() {
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(PlainApp.class)
+            .web(WebApplicationType.NONE)
+            .properties("troupe.remote.enabled=true", "troupe.remote.bind-port=0", "troupe.remote.insecure=true")
+            .run()) {
+            final HealthEndpoint health = context.getBean(HealthEndpoint.class);
+            assertThat(health.healthForPath("readiness", "troupeRemote")).as("troupeRemote is in the readiness group").isNotNull();
+            assertThat(health.healthForPath("readiness", "troupe")).as("troupe is in the readiness group").isNotNull();
+            assertThat(health.healthForPath("readiness").getStatus()).isEqualTo(Status.UP);
+        }
+    }
+
     /** A mailbox backlog past the threshold takes the node out of the readiness group's UP. */
     @Test
     void backlogPastThresholdMakesReadinessOutOfService() throws Exception {

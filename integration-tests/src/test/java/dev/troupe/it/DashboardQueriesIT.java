@@ -39,7 +39,9 @@ import tools.jackson.databind.JsonNode;
  * whose meter was renamed, or never exported, fails the build.
  *
  * <p>The node runs with the starter's defaults (all meters on), so what the dashboard reads is what
- * any application with the starter exports; the remote panels get real associations, heartbeats and
+ * any application with the starter exports, plus the one switch the dashboard documents for its
+ * percentile panel (Troupe's timers publish no histogram buckets unless asked, as Micrometer's do;
+ * the sample app sets the same property); the remote panels get real associations, heartbeats and
  * messages from this test's node. Both nodes and Prometheus share the host's loopback (see
  * {@link TroupeNodeContainer}), Prometheus listening on a free loopback port.
  */
@@ -60,8 +62,10 @@ class DashboardQueriesIT {
         node = new TroupeNodeContainer(Images.peerNode())
                 .withSystemName("dashboard")
                 .withSecret(SECRET)
-                // A small heap, so young collections (and Boot's jvm.gc.pause meter) show up under the load.
-                .withEnv("JAVA_TOOL_OPTIONS", "-Xmx128m -Xmn16m")
+                // A small heap, so young collections (and Boot's jvm.gc.pause meter) show up under the load; and
+                // the percentile histogram the 'Processing time percentiles' panel reads (off by default).
+                .withEnv("JAVA_TOOL_OPTIONS", "-Xmx128m -Xmn16m"
+                        + " -Dmanagement.metrics.distribution.percentiles-histogram.troupe.processing.sampled=true")
                 // A cluster of one (static discovery of itself): the membership panels read its view, and
                 // the receptionist panel its echo actor, registered under the service key "echo".
                 .withEnv("TROUPE_CLUSTER_ENABLED", "true")

@@ -3,6 +3,7 @@ package dev.troupe.remote;
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
+import dev.troupe.remote.internal.JvmAccess;
 import dev.troupe.remote.internal.TransportCore;
 
 import java.time.Duration;
@@ -44,15 +45,21 @@ public final class RemoteTransport implements AutoCloseable {
     }
 
     /**
-     * Binds the server socket and starts the I/O threads.
+     * Binds the server socket and starts the I/O threads. First checks that the JVM gives the
+     * transport's buffers the access they need ({@code --add-opens java.base/jdk.internal.misc=ALL-UNNAMED}):
+     * without it nothing is bound or started.
      *
      * @param system the local actor system
      * @param settings validated settings
      * @return the running transport
+     * @throws MissingJvmOptionException if the JVM was started without the option; its message says how to set it
      * @throws IllegalStateException naming {@code troupe.remote.bind-host/bind-port} if it cannot listen
      */
     public static RemoteTransport start(ActorSystem system, RemoteSettings settings) {
-        return new RemoteTransport(Objects.requireNonNull(system, "system"), Objects.requireNonNull(settings, "settings"));
+        Objects.requireNonNull(system, "system");
+        Objects.requireNonNull(settings, "settings");
+        JvmAccess.check();
+        return new RemoteTransport(system, settings);
     }
 
     /** @return this node's address, {@code troupe://system@host:port/} */

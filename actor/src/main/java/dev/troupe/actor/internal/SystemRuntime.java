@@ -328,7 +328,10 @@ public final class SystemRuntime implements ActorSystemSpi {
     public ActorPath newTempPath() {
         String name;
         do {
-            name = "$" + Long.toUnsignedString(tempNames.nextLong(), 36);
+            // Base 32, not 36: the JDK renders an unsigned long in a power-of-two radix directly, in
+            // any other through a BigInteger (about a kilobyte of garbage per ask for the half of
+            // the names whose top bit is set).
+            name = "$" + Long.toUnsignedString(tempNames.nextLong(), 32);
         } while (temps.containsKey(name));
         return tempPath.child(name);
     }

@@ -24,7 +24,8 @@ public class TroupeRuntimeHints implements RuntimeHintsRegistrar {
     static final String[] FACTORIES = {
         "dev.troupe.spring.diagnostics.TroupeConfigurationFailureAnalyzer",
         "dev.troupe.spring.diagnostics.TroupePropertyFailureAnalyzer",
-        "dev.troupe.spring.diagnostics.InvalidSettingFailureAnalyzer"
+        "dev.troupe.spring.diagnostics.InvalidSettingFailureAnalyzer",
+        "dev.troupe.spring.diagnostics.MissingJvmOptionFailureAnalyzer"
     };
 
     @Override

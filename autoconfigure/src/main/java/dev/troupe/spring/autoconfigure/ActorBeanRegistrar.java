@@ -101,6 +101,8 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
                         "Rename the other bean '" + refBeanName + "', or rename the @TroupeActor bean '" + beanName + "'.");
                 }
                 final RootBeanDefinition ref = refDefinition(registry, beanName, definition, actorName, messageType, props(attributes));
+                // Boot's reports (two candidates for one injection point, a failed creation) say where the bean came from
+                ref.setResourceDescription(AnnotatedBeanMethods.origin(TroupeActor.class, factoryMethod));
                 ref.setAttribute(ACTOR_NAME_ATTRIBUTE, actorName);
                 ref.setAttribute(DISPATCHER_ATTRIBUTE, String.valueOf(attributes.get("dispatcher")));
                 ref.setAttribute(MAILBOX_CAPACITY_ATTRIBUTE, attributes.get("mailboxCapacity"));
@@ -196,7 +198,8 @@ public class ActorBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
             throw new TroupeConfigurationException(
                 "@TroupeActor bean '" + beanName + "' asks to be registered under the service key '" + serviceKey
                     + "', but troupe-cluster (the receptionist) is not on the class path.",
-                "Add the dependency dev.troupe:troupe-cluster (the starter brings it), or remove serviceKey from @TroupeActor.");
+                "Depend on dev.troupe:troupe-spring-boot-starter-cluster instead of dev.troupe:troupe-spring-boot-starter,"
+                    + " or remove serviceKey from @TroupeActor.");
         }
         if (serviceKey.length() > 200) {
             throw new TroupeConfigurationException(

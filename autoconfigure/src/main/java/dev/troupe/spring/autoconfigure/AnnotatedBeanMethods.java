@@ -55,6 +55,17 @@ final class AnnotatedBeanMethods {
      * @param beanMethodNote said after "Annotate ... with @Bean as well" in the failure's action, or empty
      * @param visitor called for each annotated {@code @Bean} method
      */
+    /**
+     * @param annotation the annotation on the method
+     * @param factoryMethod the {@code @Bean} method
+     * @return where a bean the starter derives from the method comes from, for Boot's reports:
+     *         {@code @TroupeActor method Actors.greeter}
+     */
+    static String origin(Class<? extends Annotation> annotation, MethodMetadata factoryMethod) {
+        return "@" + annotation.getSimpleName() + " method " + org.springframework.util.ClassUtils.getShortName(factoryMethod.getDeclaringClassName())
+            + "." + factoryMethod.getMethodName();
+    }
+
     static void scan(BeanDefinitionRegistry registry, Class<? extends Annotation> annotation, String ignoredWithout,
                      String beanMethodNote, Visitor visitor) {
         final String annotationName = annotation.getName();

@@ -41,6 +41,8 @@ final class ConfiguredRefBeans {
         definition.setTargetType(ResolvableType.forClassWithGenerics(ActorRef.class, messageType));
         definition.setInstanceSupplier(instanceSupplier);
         definition.setDescription(description);
+        // Boot's reports (two candidates for one injection point, a failed creation) say where the bean came from
+        definition.setResourceDescription("property " + propertyPrefix + "." + name);
         definition.setAttribute(ActorBeanRegistrar.REGISTERED_AT_STARTUP_ATTRIBUTE, Boolean.TRUE);
         registry.registerBeanDefinition(name, definition);
     }

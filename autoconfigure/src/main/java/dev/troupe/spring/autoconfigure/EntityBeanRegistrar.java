@@ -98,6 +98,7 @@ public class EntityBeanRegistrar implements BeanDefinitionRegistryPostProcessor 
                 ref.setLazyInit(definition.isLazyInit());
                 ref.setDescription("EntityRefFactory of the @TroupeEntity bean '" + beanName + "' (entity type '" + typeName + "')");
                 ref.setAttribute(ENTITY_TYPE_ATTRIBUTE, typeName);
+                ref.setResourceDescription(AnnotatedBeanMethods.origin(TroupeEntity.class, factoryMethod));
                 registry.registerBeanDefinition(factoryBeanName, ref);
             });
     }

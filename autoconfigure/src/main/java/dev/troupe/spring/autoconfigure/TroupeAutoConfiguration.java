@@ -84,4 +84,10 @@ public class TroupeAutoConfiguration {
     static UnknownTroupePropertiesCheck troupeUnknownPropertiesCheck() {
         return new UnknownTroupePropertiesCheck();
     }
+
+    /** A feature asked for without its module (troupe.remote.enabled without troupe-remote, ...) fails startup. */
+    @Bean
+    static TroupeModulesCheck troupeModulesCheck() {
+        return new TroupeModulesCheck();
+    }
 }

@@ -4,9 +4,9 @@ import dev.troupe.actor.ActorSystem;
 import dev.troupe.spring.health.TroupeHealthIndicator;
 import dev.troupe.spring.health.TroupeReadinessGroups;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -16,7 +16,7 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The {@code troupe} health indicator, in the {@code readiness} group. Off with
  * {@code management.health.troupe.enabled=false}; out of the readiness group with
- * {@code troupe.health.readiness=false}.
+ * {@code troupe.health.readiness=false} (which also keeps {@code troupeRemote} out of it).
  */
 @AutoConfiguration(
     after = TroupeAutoConfiguration.class,
@@ -41,9 +41,21 @@ public class TroupeHealthAutoConfiguration {
     static class Readiness {
 
         @Bean
-        @ConditionalOnMissingBean
+        @ConditionalOnMissingBean(name = "troupeReadinessGroups")
         TroupeReadinessGroups troupeReadinessGroups() {
             return new TroupeReadinessGroups("troupe");
+        }
+
+        /**
+         * The remote transport's indicator, defined by {@code TroupeRemoteAutoConfiguration} (which runs before
+         * this one): added here, after Boot's availability probes made the group, which a post-processor
+         * registered there would run before.
+         */
+        @Bean
+        @ConditionalOnMissingBean(name = "troupeRemoteReadinessGroups")
+        @ConditionalOnBean(name = "troupeRemoteHealthIndicator")
+        TroupeReadinessGroups troupeRemoteReadinessGroups() {
+            return new TroupeReadinessGroups("troupeRemote");
         }
     }
 }

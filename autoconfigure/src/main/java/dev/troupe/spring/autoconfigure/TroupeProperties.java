@@ -226,6 +226,9 @@ public class TroupeProperties implements Validator {
                 + ") must be below troupe.health.mailbox-backlog-threshold (" + health.mailboxBacklogThreshold + ")");
         }
         positive(health.stallTimeout, "troupe.health.stall-timeout", p);
+        if (health.internalErrorWindow == null || health.internalErrorWindow.isNegative()) {
+            p.add("troupe.health.internal-error-window must not be negative, was " + health.internalErrorWindow);
+        }
         positive(endpoint.largestMailboxes, "troupe.endpoint.largest-mailboxes", p);
         positive(endpoint.maxPageSize, "troupe.endpoint.max-page-size", p);
         return p;
@@ -520,8 +523,10 @@ public class TroupeProperties implements Validator {
         private Duration refreshInterval = Duration.ofSeconds(5);
 
         /**
-         * Whether to record sampled processing times into a histogram
-         * (troupe.processing.sampled) that can publish percentiles.
+         * Whether to record sampled processing times into the troupe.processing.sampled timer
+         * (count, total and max per dispatcher). Its percentile histogram is off, as for every
+         * Micrometer timer, unless
+         * management.metrics.distribution.percentiles-histogram.troupe.processing.sampled=true.
          */
         private boolean histogram = true;
 
@@ -597,7 +602,15 @@ public class TroupeProperties implements Validator {
         private Duration stallTimeout = Duration.ofSeconds(10);
 
         /**
-         * Whether the indicator is part of the 'readiness' health group.
+         * How long the troupeRemote indicator reports DOWN after it saw a connection to or from
+         * another node fail with an internal error (frames rejected as internal-error); 0 turns
+         * the check off.
+         */
+        private Duration internalErrorWindow = Duration.ofMinutes(1);
+
+        /**
+         * Whether the Troupe indicators (troupe, troupeRemote, troupeCluster) are part of the
+         * 'readiness' health group.
          */
         private boolean readiness = true;
 
@@ -632,6 +645,14 @@ public class TroupeProperties implements Validator {
 
         public void setStallTimeout(Duration stallTimeout) {
             this.stallTimeout = stallTimeout;
+        }
+
+        public Duration getInternalErrorWindow() {
+            return internalErrorWindow;
+        }
+
+        public void setInternalErrorWindow(Duration internalErrorWindow) {
+            this.internalErrorWindow = internalErrorWindow;
         }
 
         public boolean isReadiness() {
@@ -688,10 +709,11 @@ public class TroupeProperties implements Validator {
 
         /**
          * Whether a controller's ask that times out answers 504 (503 when the actor's node is
-         * unreachable) with a problem detail naming the actor and the timeout. Defaults to
-         * spring.mvc.problemdetails.enabled or spring.webflux.problemdetails.enabled.
+         * unreachable) with a problem detail naming the actor and the timeout, instead of a 500
+         * logged as an error. On unless set to false, whatever spring.mvc.problemdetails.enabled
+         * says.
          */
-        private Boolean enabled;
+        private Boolean enabled = true;
 
         public Boolean getEnabled() {
             return enabled;

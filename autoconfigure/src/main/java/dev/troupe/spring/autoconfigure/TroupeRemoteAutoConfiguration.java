@@ -277,7 +277,10 @@ public class TroupeRemoteAutoConfiguration {
         }
     }
 
-    /** The troupeRemote health indicator. */
+    /**
+     * The troupeRemote health indicator; {@link TroupeHealthAutoConfiguration} adds it to the readiness group (its
+     * status is about this node only), after Boot has made the group.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
     @ConditionalOnEnabledHealthIndicator("troupe-remote")
@@ -285,8 +288,10 @@ public class TroupeRemoteAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "troupeRemoteHealthIndicator")
-        TroupeRemoteHealthIndicator troupeRemoteHealthIndicator(RemoteTransport transport) {
-            return new TroupeRemoteHealthIndicator(transport);
+        TroupeRemoteHealthIndicator troupeRemoteHealthIndicator(RemoteTransport transport, ObjectProvider<TroupeProperties> properties) {
+            final TroupeProperties p = properties.getIfAvailable();
+            return new TroupeRemoteHealthIndicator(transport,
+                p != null ? p.getHealth().getInternalErrorWindow() : TroupeRemoteHealthIndicator.DEFAULT_INTERNAL_ERROR_WINDOW);
         }
     }
 

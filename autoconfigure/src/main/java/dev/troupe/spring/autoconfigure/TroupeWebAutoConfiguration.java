@@ -22,9 +22,12 @@ import org.springframework.http.ProblemDetail;
 /**
  * Problem details for failed asks in Spring MVC and WebFlux applications: an ask timeout
  * answers {@code 504}, an ask to an actor on an unreachable node {@code 503}, each with an RFC
- * 9457 body naming the actor and the timeout. On with {@code troupe.web.problem-details.enabled},
- * which defaults to Boot's own switch ({@code spring.mvc.problemdetails.enabled} or
- * {@code spring.webflux.problemdetails.enabled}).
+ * 9457 body naming the actor and the timeout. On unless {@code troupe.web.problem-details.enabled=false},
+ * whatever Boot's own switch ({@code spring.mvc.problemdetails.enabled}) says: that switch changes the
+ * body of every error Spring answers, while this handler answers only Troupe's failed asks, which
+ * without it are a 500 with an ERROR and a stack trace although nothing failed on the server. The
+ * status is the point, as for Spring's own {@code AsyncRequestTimeoutException} (a 503 with or without
+ * problem details); a handler of the application's own for these exceptions still wins.
  */
 @AutoConfiguration(after = {TroupeAutoConfiguration.class, TroupeRemoteAutoConfiguration.class})
 @ConditionalOnClass({ProblemDetail.class, ActorSystem.class})
@@ -65,35 +68,22 @@ public class TroupeWebAutoConfiguration {
         }
     }
 
-    /** {@code troupe.web.problem-details.enabled} when set, else Boot's own problem-details switch. */
+    /** {@code troupe.web.problem-details.enabled}, true unless set to false. */
     abstract static class OnProblemDetails extends SpringBootCondition {
-
-        private final String bootProperty;
-
-        OnProblemDetails(String bootProperty) {
-            this.bootProperty = bootProperty;
-        }
 
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
             final Boolean own = context.getEnvironment().getProperty(PROPERTY, Boolean.class);
-            if (own != null) {
-                return own ? ConditionOutcome.match(PROPERTY + " is true") : ConditionOutcome.noMatch(PROPERTY + " is false");
+            if (own == null) {
+                return ConditionOutcome.match(PROPERTY + " is not set (on by default)");
             }
-            final boolean boot = context.getEnvironment().getProperty(bootProperty, Boolean.class, false);
-            return boot ? ConditionOutcome.match(bootProperty + " is true") : ConditionOutcome.noMatch(bootProperty + " is not true");
+            return own ? ConditionOutcome.match(PROPERTY + " is true") : ConditionOutcome.noMatch(PROPERTY + " is false");
         }
     }
 
     static final class OnMvcProblemDetails extends OnProblemDetails {
-        OnMvcProblemDetails() {
-            super("spring.mvc.problemdetails.enabled");
-        }
     }
 
     static final class OnWebFluxProblemDetails extends OnProblemDetails {
-        OnWebFluxProblemDetails() {
-            super("spring.webflux.problemdetails.enabled");
-        }
     }
 }

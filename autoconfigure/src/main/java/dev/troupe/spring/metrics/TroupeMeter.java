@@ -33,7 +33,8 @@ public enum TroupeMeter {
     PROCESSING_TIME("troupe.processing.time", Type.FUNCTION_TIMER, "seconds", "system, dispatcher",
         "Time actors spent processing messages, from sampled turns (one in 64 of each actor); count is the messages in those turns"),
     PROCESSING_SAMPLED("troupe.processing.sampled", Type.TIMER, "seconds", "system, dispatcher",
-        "Mean per-message processing time of each sampled turn, as a histogram for percentiles"),
+        "Mean per-message processing time of each sampled turn; percentiles with"
+            + " management.metrics.distribution.percentiles-histogram.troupe.processing.sampled=true"),
     MAILBOX_WAIT("troupe.mailbox.wait", Type.FUNCTION_TIMER, "seconds", "system, dispatcher",
         "Time an actor with messages waited from being scheduled to running, sampled (one turn in 64 of each actor)"),
     DISPATCHER_UTILIZATION("troupe.dispatcher.utilization", Type.GAUGE, null, "system, dispatcher",

@@ -34,8 +34,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Nothing is recorded per message: gauges, function counters and function timers read
  * the counters the runtime already keeps when the registry is scraped. The one exception
- * is the optional {@code troupe.processing.sampled} histogram, fed by the runtime's
- * sampled-turn listener (about one turn in sixteen) with timers created once.
+ * is the optional {@code troupe.processing.sampled} timer, fed by the runtime's
+ * sampled-turn listener (about one turn in sixteen) with timers created once; its percentile
+ * histogram is off unless the registry's configuration turns it on (Boot's
+ * {@code management.metrics.distribution.percentiles-histogram.troupe.processing.sampled=true}).
+ *
+ * <p>A dispatcher's meters appear once it has run an actor: an idle {@code pinned} dispatcher, or
+ * one configured for actors not spawned yet, has none.
  *
  * <p>Per-actor meters exist only for actors spawned with per-actor metrics (bean actors and
  * {@code Props.withMetrics()}); {@link #refresh()} adds meters for new ones and removes
@@ -209,7 +214,9 @@ public final class TroupeMetrics implements MeterBinder, AutoCloseable {
 
         synchronized void refresh() {
             for (DispatcherMetrics d : metrics.dispatchers()) {
-                if (!dispatcherMeters.containsKey(d.name())) {
+                // A dispatcher that has never run an actor (often 'pinned', or one configured for later)
+                // gets its series with its first turn, at the next refresh: no rows of zeros until then.
+                if (d.runs() > 0 && !dispatcherMeters.containsKey(d.name())) {
                     dispatcherMeters.put(d.name(), bindDispatcher(d));
                 }
             }
@@ -263,9 +270,11 @@ public final class TroupeMetrics implements MeterBinder, AutoCloseable {
                 .tags(tags).description(TroupeMeter.ALLOCATION_PER_MESSAGE.description()).baseUnit(TroupeMeter.ALLOCATION_PER_MESSAGE.baseUnit())
                 .strongReference(true).register(registry));
             if (histogram) {
+                // No percentile histogram of its own (Micrometer's default): about 70 bucket series per
+                // dispatcher. Boot's management.metrics.distribution.percentiles-histogram.troupe.processing.sampled=true
+                // turns it on; the expected range bounds its buckets then.
                 final Timer timer = Timer.builder(TroupeMeter.PROCESSING_SAMPLED.meterName())
                     .tags(tags).description(TroupeMeter.PROCESSING_SAMPLED.description())
-                    .publishPercentileHistogram()
                     .minimumExpectedValue(Duration.ofNanos(100))
                     .maximumExpectedValue(Duration.ofSeconds(10))
                     .register(registry);

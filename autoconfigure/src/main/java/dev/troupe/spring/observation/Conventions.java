@@ -14,6 +14,10 @@ final class Conventions {
     private Conventions() {
     }
 
+    static KeyValue system(String systemName) {
+        return KeyValue.of(LowCardinalityKeys.SYSTEM, systemName == null ? "none" : systemName);
+    }
+
     static KeyValue messageType(Object message) {
         return KeyValue.of(LowCardinalityKeys.MESSAGE_TYPE, message == null ? "none" : message.getClass().getName());
     }

@@ -20,7 +20,8 @@ public class DefaultTroupeAskObservationConvention implements TroupeAskObservati
 
     @Override
     public KeyValues getLowCardinalityKeyValues(TroupeAskContext context) {
-        return KeyValues.of(Conventions.messageType(context.getRequest()), context.isRemote() ? Conventions.REMOTE : Conventions.LOCAL);
+        return KeyValues.of(Conventions.system(context.getSystemName()), Conventions.messageType(context.getRequest()),
+            context.isRemote() ? Conventions.REMOTE : Conventions.LOCAL);
     }
 
     @Override

@@ -22,7 +22,7 @@ public class DefaultTroupeProcessObservationConvention implements TroupeProcessO
 
     @Override
     public KeyValues getLowCardinalityKeyValues(TroupeProcessContext context) {
-        return KeyValues.of(KeyValue.of(LowCardinalityKeys.ACTOR_CLASS, String.valueOf(context.getBehaviorClass())),
+        return KeyValues.of(Conventions.system(context.getSystemName()), KeyValue.of(LowCardinalityKeys.ACTOR_CLASS, String.valueOf(context.getBehaviorClass())),
             Conventions.messageType(context.getMessage()), context.isRemote() ? Conventions.REMOTE : Conventions.LOCAL);
     }
 

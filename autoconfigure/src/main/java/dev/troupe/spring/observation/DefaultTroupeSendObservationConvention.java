@@ -20,7 +20,8 @@ public class DefaultTroupeSendObservationConvention implements TroupeSendObserva
 
     @Override
     public KeyValues getLowCardinalityKeyValues(TroupeSendContext context) {
-        return KeyValues.of(Conventions.messageType(context.getMessage()), context.isRemote() ? Conventions.REMOTE : Conventions.LOCAL);
+        return KeyValues.of(Conventions.system(context.getSystemName()), Conventions.messageType(context.getMessage()),
+            context.isRemote() ? Conventions.REMOTE : Conventions.LOCAL);
     }
 
     @Override

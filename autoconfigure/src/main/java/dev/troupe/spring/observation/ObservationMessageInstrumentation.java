@@ -33,28 +33,37 @@ import io.micrometer.observation.ObservationRegistry;
 public final class ObservationMessageInstrumentation implements MessageInstrumentation {
 
     private final ObservationRegistry registry;
+    private final String systemName;
     private final TroupeSendObservationConvention sendConvention;
     private final TroupeProcessObservationConvention processConvention;
     private final TroupeAskObservationConvention askConvention;
 
     /**
      * @param registry the registry
+     * @param systemName the name of the actor system it is installed on, the observations' {@code system} tag
      * @param sendConvention a convention of the application's for sends, or null for the default (and any global one)
      * @param processConvention likewise for processing
      * @param askConvention likewise for asks
      */
-    public ObservationMessageInstrumentation(ObservationRegistry registry, TroupeSendObservationConvention sendConvention,
+    public ObservationMessageInstrumentation(ObservationRegistry registry, String systemName,
+                                             TroupeSendObservationConvention sendConvention,
                                              TroupeProcessObservationConvention processConvention,
                                              TroupeAskObservationConvention askConvention) {
         this.registry = registry;
+        this.systemName = systemName;
         this.sendConvention = sendConvention;
         this.processConvention = processConvention;
         this.askConvention = askConvention;
     }
 
-    /** @param registry the registry; the default conventions */
-    public ObservationMessageInstrumentation(ObservationRegistry registry) {
-        this(registry, null, null, null);
+    /**
+     * The default conventions.
+     *
+     * @param registry the registry
+     * @param systemName the name of the actor system it is installed on, the observations' {@code system} tag
+     */
+    public ObservationMessageInstrumentation(ObservationRegistry registry, String systemName) {
+        this(registry, systemName, null, null, null);
     }
 
     @Override
@@ -65,7 +74,7 @@ public final class ObservationMessageInstrumentation implements MessageInstrumen
             return null;
         }
         final MessageContext carrier = new MessageContext();
-        final TroupeSendContext context = new TroupeSendContext(carrier, recipient, message,
+        final TroupeSendContext context = new TroupeSendContext(systemName, carrier, recipient, message,
             recipient instanceof InternalActorRef && !((InternalActorRef<?>) recipient).isLocal());
         final Observation send = TroupeObservationDocumentation.MESSAGE_SEND.observation(sendConvention,
             DefaultTroupeSendObservationConvention.INSTANCE, () -> context, registry);
@@ -82,7 +91,7 @@ public final class ObservationMessageInstrumentation implements MessageInstrumen
     @Override
     public Object beforeProcess(ActorRef<?> recipient, String behaviorClass, Object message, MessageContext context) {
         final Object local = context.local();
-        final TroupeProcessContext c = new TroupeProcessContext(context, recipient, behaviorClass, message, local == null);
+        final TroupeProcessContext c = new TroupeProcessContext(systemName, context, recipient, behaviorClass, message, local == null);
         final Observation process = TroupeObservationDocumentation.MESSAGE_PROCESS.observation(processConvention,
             DefaultTroupeProcessObservationConvention.INSTANCE, () -> c, registry);
         if (local instanceof Observation) {
@@ -104,7 +113,7 @@ public final class ObservationMessageInstrumentation implements MessageInstrumen
 
     @Override
     public Object beforeAsk(ActorRef<?> target, Object request) {
-        final TroupeAskContext c = new TroupeAskContext(target, request);
+        final TroupeAskContext c = new TroupeAskContext(systemName, target, request);
         return TroupeObservationDocumentation.ASK.observation(askConvention, DefaultTroupeAskObservationConvention.INSTANCE, () -> c, registry)
             .start().openScope();
     }

@@ -22,7 +22,7 @@ public enum TroupeObservationDocumentation implements ObservationDocumentation {
 
         @Override
         public KeyName[] getLowCardinalityKeyNames() {
-            return new KeyName[] {LowCardinalityKeys.MESSAGE_TYPE, LowCardinalityKeys.REMOTE};
+            return new KeyName[] {LowCardinalityKeys.SYSTEM, LowCardinalityKeys.MESSAGE_TYPE, LowCardinalityKeys.REMOTE};
         }
 
         @Override
@@ -45,7 +45,8 @@ public enum TroupeObservationDocumentation implements ObservationDocumentation {
 
         @Override
         public KeyName[] getLowCardinalityKeyNames() {
-            return new KeyName[] {LowCardinalityKeys.ACTOR_CLASS, LowCardinalityKeys.MESSAGE_TYPE, LowCardinalityKeys.REMOTE};
+            return new KeyName[] {LowCardinalityKeys.SYSTEM, LowCardinalityKeys.ACTOR_CLASS, LowCardinalityKeys.MESSAGE_TYPE,
+                LowCardinalityKeys.REMOTE};
         }
 
         @Override
@@ -68,7 +69,7 @@ public enum TroupeObservationDocumentation implements ObservationDocumentation {
 
         @Override
         public KeyName[] getLowCardinalityKeyNames() {
-            return new KeyName[] {LowCardinalityKeys.MESSAGE_TYPE, LowCardinalityKeys.REMOTE};
+            return new KeyName[] {LowCardinalityKeys.SYSTEM, LowCardinalityKeys.MESSAGE_TYPE, LowCardinalityKeys.REMOTE};
         }
 
         @Override
@@ -84,6 +85,14 @@ public enum TroupeObservationDocumentation implements ObservationDocumentation {
 
     /** Tags of the meters and spans, a bounded set of values each. */
     public enum LowCardinalityKeys implements KeyName {
+
+        /** Name of the local actor system, as the {@code system} tag of every other Troupe meter. */
+        SYSTEM {
+            @Override
+            public String asString() {
+                return "system";
+            }
+        },
 
         /** Class that defined the behavior of the actor that processes the message. */
         ACTOR_CLASS {

@@ -12,25 +12,34 @@ import io.micrometer.observation.transport.ReceiverContext;
  */
 public class TroupeProcessContext extends ReceiverContext<MessageContext> {
 
+    private final String systemName;
     private final ActorRef<?> actor;
     private final String behaviorClass;
     private final Object message;
     private final boolean remote;
 
     /**
+     * @param systemName the name of the processing actor's system
      * @param carrier the message's context
      * @param actor the actor processing the message
      * @param behaviorClass the name of the class that defined the actor's behavior
      * @param message the message
      * @param remote whether the message came from another node
      */
-    public TroupeProcessContext(MessageContext carrier, ActorRef<?> actor, String behaviorClass, Object message, boolean remote) {
+    public TroupeProcessContext(String systemName, MessageContext carrier, ActorRef<?> actor, String behaviorClass, Object message,
+                                boolean remote) {
         super(MessageContext::get, Kind.CONSUMER);
         setCarrier(carrier);
+        this.systemName = systemName;
         this.actor = actor;
         this.behaviorClass = behaviorClass;
         this.message = message;
         this.remote = remote;
+    }
+
+    /** @return the name of the processing actor's system (the {@code system} tag of Troupe's meters) */
+    public String getSystemName() {
+        return systemName;
     }
 
     /** @return the actor processing the message */

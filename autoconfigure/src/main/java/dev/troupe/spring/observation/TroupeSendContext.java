@@ -12,22 +12,30 @@ import io.micrometer.observation.transport.SenderContext;
  */
 public class TroupeSendContext extends SenderContext<MessageContext> {
 
+    private final String systemName;
     private final ActorRef<?> recipient;
     private final Object message;
     private final boolean remote;
 
     /**
+     * @param systemName the name of the sending actor system
      * @param carrier the message's context
      * @param recipient the recipient
      * @param message the message
      * @param remote whether the recipient is on another node
      */
-    public TroupeSendContext(MessageContext carrier, ActorRef<?> recipient, Object message, boolean remote) {
+    public TroupeSendContext(String systemName, MessageContext carrier, ActorRef<?> recipient, Object message, boolean remote) {
         super(MessageContext::put, Kind.PRODUCER);
         setCarrier(carrier);
+        this.systemName = systemName;
         this.recipient = recipient;
         this.message = message;
         this.remote = remote;
+    }
+
+    /** @return the name of the sending actor system (the {@code system} tag of Troupe's meters) */
+    public String getSystemName() {
+        return systemName;
     }
 
     /** @return the recipient */

@@ -228,10 +228,16 @@ class TroupeAutoConfigurationTests {
         throw new AssertionError("no InvalidSettingException in " + failure);
     }
 
+    /** @return the messages of the failure's chain, and the Action of each Troupe failure in it, as the report shows them */
     static String messages(Throwable failure) {
         final StringBuilder sb = new StringBuilder();
         for (Throwable t = failure; t != null; t = t.getCause()) {
             sb.append(t.getMessage()).append('\n');
+            if (t instanceof dev.troupe.spring.diagnostics.TroupeConfigurationException c) {
+                sb.append(c.action()).append('\n');
+            } else if (t instanceof dev.troupe.spring.diagnostics.InvalidTroupePropertyException p && p.action() != null) {
+                sb.append(p.action()).append('\n');
+            }
         }
         return sb.toString();
     }

@@ -90,8 +90,30 @@ class TroupeClusterAutoConfigurationTests {
 
     @Test
     void runWithoutTroupeClusterOnTheClassPathShouldProvideNothingOfIt() {
-        runner.withPropertyValues(node(0)).withClassLoader(new FilteredClassLoader(Receptionist.class))
+        runner.withPropertyValues("troupe.remote.enabled=true", "troupe.remote.bind-port=0", "troupe.remote.secret=" + SECRET)
+            .withClassLoader(new FilteredClassLoader(Receptionist.class))
             .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Receptionist.class).doesNotHaveBean(Cluster.class));
+    }
+
+    /** The core and remote starters have no cluster: asking for it fails, naming the property and the starter that brings it. */
+    @Test
+    void runWhenEnabledWithoutTroupeClusterOnTheClassPathShouldFailNamingTheStarter() {
+        runner.withPropertyValues(node(0)).withClassLoader(new FilteredClassLoader(Receptionist.class)).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                .contains("troupe.cluster.enabled").contains("the cluster (troupe-cluster) is not on the class path")
+                .contains("dev.troupe:troupe-spring-boot-starter-cluster");
+        });
+    }
+
+    @Test
+    void runWithARouterWithoutTroupeClusterOnTheClassPathShouldFailNamingTheStarter() {
+        runner.withPropertyValues("troupe.cluster.routers.workers.service-key=work", "troupe.cluster.routers.workers.message-type=java.lang.String")
+            .withClassLoader(new FilteredClassLoader(Receptionist.class)).run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                    .contains("troupe.cluster.routers.workers.service-key").contains("dev.troupe:troupe-spring-boot-starter-cluster");
+            });
     }
 
     @Test

@@ -49,9 +49,49 @@ class TroupeRemoteAutoConfigurationTests {
 
     @Test
     void runWithoutRemoteOnClasspathShouldNotStartTransport() {
+        runner.withClassLoader(new FilteredClassLoader(RemoteTransport.class))
+            .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RemoteTransport.class));
+    }
+
+    /** The core starter has no transport: asking for it fails, naming the property and the starter that brings it. */
+    @Test
+    void runWhenRemoteEnabledWithoutRemoteOnClasspathShouldFailNamingTheStarter() {
         runner.withPropertyValues("troupe.remote.enabled=true", "troupe.remote.insecure=true")
             .withClassLoader(new FilteredClassLoader(RemoteTransport.class))
-            .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(RemoteTransport.class));
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                    .contains("troupe.remote.enabled")
+                    .contains("the remote transport (troupe-remote) is not on the class path")
+                    .contains("dev.troupe:troupe-spring-boot-starter-remote");
+            });
+    }
+
+    @Test
+    void runWithConnectionDetailsWithoutRemoteOnClasspathShouldFailNamingTheStarter() {
+        runner.withBean("container", TroupeConnectionDetails.class, () -> new TroupeConnectionDetails() {
+                @Override
+                public String peerName() {
+                    return "node";
+                }
+
+                @Override
+                public String address() {
+                    return "node@127.0.0.1:25999";
+                }
+
+                @Override
+                public String secret() {
+                    return SECRET;
+                }
+            })
+            .withClassLoader(new FilteredClassLoader(RemoteTransport.class))
+            .run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
+                    .contains("The bean 'container' (TroupeConnectionDetails")
+                    .contains("dev.troupe:troupe-spring-boot-starter-remote");
+            });
     }
 
     @Test
@@ -289,6 +329,53 @@ class TroupeRemoteAutoConfigurationTests {
             });
     }
 
+    /**
+     * A node whose inbound connections fail with internal errors (here a serializer that throws an
+     * Error, as one whose message class fails to initialize does) is not UP: its troupeRemote
+     * indicator reports DOWN with the count, the node goes on accepting connections (a good message
+     * arrives on the next one), and the indicator is UP again once the window passed without another.
+     */
+    @Test
+    void runWhenInboundConnectionsFailWithInternalErrorsShouldReportRemoteDown() {
+        runner.withUserConfiguration(ServerActors.class, PoisonActors.class)
+            .withPropertyValues("troupe.system-name=a", "troupe.remote.enabled=true", "troupe.remote.bind-port=0",
+                "troupe.remote.secret=" + SECRET, "troupe.health.internal-error-window=2s")
+            .run(server -> {
+                assertThat(server).hasNotFailed();
+                final int port = server.getBean(RemoteTransport.class).address().port();
+                final TroupeRemoteHealthIndicator health = server.getBean(TroupeRemoteHealthIndicator.class);
+                assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+                runner.withUserConfiguration(PoisonSerializers.class)
+                    .withPropertyValues("troupe.system-name=b", "troupe.remote.enabled=true", "troupe.remote.bind-port=0",
+                        "troupe.remote.secret=" + SECRET,
+                        "troupe.remote.peers.a=a@127.0.0.1:" + port,
+                        "troupe.remote.refs.poisoned.peer=a", "troupe.remote.refs.poisoned.path=/user/poisoned",
+                        "troupe.remote.refs.poisoned.message-type=" + Poison.class.getName(),
+                        "troupe.remote.refs.remoteCounter.peer=a", "troupe.remote.refs.remoteCounter.path=/user/counter",
+                        "troupe.remote.refs.remoteCounter.message-type=java.lang.String")
+                    .run(client -> {
+                        assertThat(client).hasNotFailed();
+                        @SuppressWarnings("unchecked") final ActorRef<Poison> poisoned = (ActorRef<Poison>) client.getBean("poisoned");
+                        @SuppressWarnings("unchecked") final ActorRef<String> counter = (ActorRef<String>) client.getBean("remoteCounter");
+                        poisoned.tell(new Poison("boom"));
+                        awaitAssert(Duration.ofSeconds(15), () -> {
+                            final var h = health.health();
+                            assertThat(h.getStatus()).isEqualTo(Status.DOWN);
+                            assertThat((Long) h.getDetails().get("internalErrors")).isPositive();
+                            assertThat(h.getDetails().get("reason").toString()).contains("internal-error");
+                        });
+                        // the node still takes connections: the next one delivers (a tell on the closing one may be lost)
+                        final ServerActors actors = server.getBean(ServerActors.class);
+                        awaitAssert(Duration.ofSeconds(15), () -> {
+                            counter.tell("still there?");
+                            assertThat(actors.received.get()).isPositive();
+                        });
+                        awaitAssert(Duration.ofSeconds(20), () -> assertThat(health.health().getStatus()).isEqualTo(Status.UP));
+                        assertThat(server.getBean(PoisonActors.class).received.get()).isZero();
+                    });
+            });
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class ServerActors {
         final AtomicInteger received = new AtomicInteger();
@@ -307,5 +394,49 @@ class TroupeRemoteAutoConfigurationTests {
         @Autowired
         @Qualifier("remoteCounter")
         ActorRef<String> remoteCounter;
+    }
+
+    /** A message whose serializer writes it but fails reading it with an Error. */
+    record Poison(String text) {
+    }
+
+    static final dev.troupe.remote.Serializer<Poison> POISON = new dev.troupe.remote.Serializer<>() {
+        @Override
+        public int id() {
+            return 200;
+        }
+
+        @Override
+        public int write(Poison message, org.agrona.MutableDirectBuffer buffer, int offset, RefWriter refs) {
+            return buffer.putStringUtf8(offset, message.text());
+        }
+
+        @Override
+        public Poison read(org.agrona.DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
+            throw new NoClassDefFoundError("Could not initialize class com.example.Poisoned");
+        }
+    };
+
+    @Configuration(proxyBeanMethods = false)
+    static class PoisonSerializers {
+        @Bean
+        dev.troupe.remote.SerializerRegistry troupeSerializers() {
+            return dev.troupe.remote.SerializerRegistry.builder().register(Poison.class, POISON).build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @org.springframework.context.annotation.Import(PoisonSerializers.class)
+    static class PoisonActors {
+        final AtomicInteger received = new AtomicInteger();
+
+        @Bean
+        @TroupeActor
+        Behavior<Poison> poisoned() {
+            return Behaviors.receiveMessage(m -> {
+                received.incrementAndGet();
+                return Behaviors.same();
+            });
+        }
     }
 }

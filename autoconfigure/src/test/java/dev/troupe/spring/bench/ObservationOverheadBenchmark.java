@@ -98,7 +98,7 @@ public class ObservationOverheadBenchmark {
                     new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                     new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
                     new DefaultTracingObservationHandler(tracer)));
-            settings.instrumentation(new ObservationMessageInstrumentation(registry));
+            settings.instrumentation(new ObservationMessageInstrumentation(registry, "bench"));
             request = Observation.createNotStarted("request", registry).start();
         }
         system = ActorSystem.create("bench", settings.build());

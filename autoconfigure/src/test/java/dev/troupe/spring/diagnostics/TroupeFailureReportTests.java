@@ -181,6 +181,21 @@ class TroupeFailureReportTests {
             "NotABeanApp.counter() with @Bean");
     }
 
+    /**
+     * A remote ref of the same message type as a local actor: an unqualified injection point has two
+     * candidates, and Boot's report says where each came from.
+     */
+    @Test
+    void ambiguousActorRefShouldBeReportedNamingWhereEachCandidateCameFrom(CapturedOutput output) {
+        startAndFail(output, AmbiguousApp.class, with(REMOTE, "troupe.remote.peers.far=far@127.0.0.1:25999",
+                "troupe.remote.refs.remoteGreeter.peer=far", "troupe.remote.refs.remoteGreeter.path=/user/greeter",
+                "troupe.remote.refs.remoteGreeter.message-type=java.lang.String"),
+            "required a single bean, but 2 were found",
+            "greeterRef: defined in @TroupeActor method TroupeFailureReportTests.AmbiguousApp.greeter",
+            "remoteGreeter: defined in property troupe.remote.refs.remoteGreeter",
+            "@Primary", "@Qualifier");
+    }
+
     /** What the settings builders throw: the report maps the setting back to its property. */
     @Test
     void invalidSettingFromTheRuntimeShouldBeReportedUnderItsProperty(CapturedOutput output) {
@@ -236,6 +251,21 @@ class TroupeFailureReportTests {
     @Configuration(proxyBeanMethods = false)
     @EnableAutoConfiguration
     static class App {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    static class AmbiguousApp {
+        @Bean
+        @TroupeActor
+        Behavior<String> greeter() {
+            return Behaviors.empty();
+        }
+
+        @Bean
+        Object greetingService(dev.troupe.actor.ActorRef<String> target) {
+            return target;
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -82,7 +82,7 @@ class ObservationMessageInstrumentationTests {
         system = ActorSystem.create(name, ActorSystemSettings.builder()
             .defaultDispatcher(DispatcherSettings.of("default").withThreads(2))
             .daemonThreads(true)
-            .instrumentation(new ObservationMessageInstrumentation(registry))
+            .instrumentation(new ObservationMessageInstrumentation(registry, name))
             .build());
         return system;
     }
@@ -160,6 +160,23 @@ class ObservationMessageInstrumentationTests {
         assertThat(((TroupeSendContext) toShop).getKind()).isEqualTo(io.micrometer.observation.transport.Kind.PRODUCER);
         assertThat(((TroupeProcessContext) processShop).getKind()).isEqualTo(io.micrometer.observation.transport.Kind.CONSUMER);
         assertThat(((TroupeProcessContext) processShop).getCarrier()).isSameAs(((TroupeSendContext) toShop).getCarrier());
+        for (Observation.Context c : List.of(ask, toShop, toWarehouse, processShop, processWarehouse)) {
+            assertThat(tag(c, "system")).as("system of %s", c.getName()).isEqualTo("observed");
+        }
+    }
+
+    /** The observations' meters carry the system tag, like every other Troupe meter. */
+    @Test
+    void observationMetersCarryTheSystemTag() throws Exception {
+        final io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        registry.observationConfig().observationHandler(new io.micrometer.core.instrument.observation.DefaultMeterObservationHandler(meters));
+        final ActorSystem s = system("metered");
+        final ActorRef<Order> warehouse = s.spawn(Warehouse.create(), "warehouse");
+        AskPattern.ask(warehouse, (ActorRef<String> r) -> new Order("A-1", r), Duration.ofSeconds(5)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        awaitAssert(Duration.ofSeconds(10), () -> assertThat(meters.find("troupe.message.process").timers()).isNotEmpty());
+        for (String name : List.of("troupe.ask", "troupe.message.send", "troupe.message.process")) {
+            assertThat(meters.get(name).tag("system", "metered").timer().count()).as(name).isEqualTo(1);
+        }
     }
 
     @Test

@@ -110,17 +110,28 @@ class TroupeProblemDetailsTests {
         assertNoErrorLogged(output);
     }
 
+    /** The default: Boot's problem details are off, and a timed-out ask still answers 504, not a 500 with an ERROR. */
     @Test
-    void withoutProblemDetailsTheHandlerShouldStayAway() throws Exception {
+    void byDefaultAnAskTimeoutShouldAnswer504WithoutAnError(CapturedOutput output) throws Exception {
         try (ConfigurableApplicationContext context = start(WebApplicationType.SERVLET)) {
-            assertThat(context.getBeansOfType(TroupeExceptionHandler.class)).isEmpty();
-            assertThat(get(context, "/silent").statusCode()).isEqualTo(500);
+            final HttpResponse<String> response = get(context, "/silent");
+            assertThat(response.statusCode()).isEqualTo(504);
+            assertThat(JSON.readTree(response.body()).get("actor").asString()).isEqualTo("troupe://troupe/user/silent");
         }
+        try (ConfigurableApplicationContext context = start(WebApplicationType.REACTIVE)) {
+            assertThat(get(context, "/silent").statusCode()).isEqualTo(504);
+        }
+        assertNoErrorLogged(output);
+    }
+
+    @Test
+    void whenTurnedOffTheHandlerShouldStayAway() throws Exception {
         try (ConfigurableApplicationContext context = start(WebApplicationType.SERVLET, "spring.mvc.problemdetails.enabled=true",
             "troupe.web.problem-details.enabled=false")) {
             assertThat(context.getBeansOfType(TroupeExceptionHandler.class)).isEmpty();
+            assertThat(get(context, "/silent").statusCode()).isEqualTo(500);
         }
-        try (ConfigurableApplicationContext context = start(WebApplicationType.REACTIVE)) {
+        try (ConfigurableApplicationContext context = start(WebApplicationType.REACTIVE, "troupe.web.problem-details.enabled=false")) {
             assertThat(context.getBeansOfType(TroupeExceptionHandler.class)).isEmpty();
         }
     }

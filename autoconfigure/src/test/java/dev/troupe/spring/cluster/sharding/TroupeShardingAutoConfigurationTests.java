@@ -246,6 +246,26 @@ class TroupeShardingAutoConfigurationTests {
             "NotABeanApp.tally() with @Bean as well");
     }
 
+    /** Without troupe-cluster an entity bean would be silently ignored: it fails, naming the bean and the starter. */
+    @Test
+    void runWithAnEntityBeanWithoutTroupeClusterOnTheClassPathShouldFailNamingTheStarter() {
+        runner.withUserConfiguration(ContextEntities.class)
+            .withClassLoader(new org.springframework.boot.test.context.FilteredClassLoader(dev.troupe.cluster.Receptionist.class))
+            .run(context -> {
+                assertThat(context).hasFailed();
+                final StringBuilder messages = new StringBuilder();
+                for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
+                    messages.append(t.getMessage()).append('\n');
+                    if (t instanceof dev.troupe.spring.diagnostics.TroupeConfigurationException c) {
+                        messages.append(c.action()).append('\n');
+                    }
+                }
+                assertThat(messages.toString()).contains("@TroupeEntity bean 'tally'")
+                    .contains("@TroupeEntity method TroupeShardingAutoConfigurationTests.ContextEntities.tally")
+                    .contains("dev.troupe:troupe-spring-boot-starter-cluster");
+            });
+    }
+
     // ---------------------------------------------------------------- configurations
 
     @Configuration(proxyBeanMethods = false)

@@ -1,0 +1,595 @@
+package dev.troupe.persistence;
+
+import dev.troupe.actor.ActorContext;
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.Behavior;
+import dev.troupe.actor.Behaviors;
+import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.actor.PostStop;
+import dev.troupe.actor.Signal;
+import dev.troupe.actor.spi.ActorSystemSpi;
+import dev.troupe.persistence.internal.EffectImpl;
+import dev.troupe.persistence.internal.StateProbe;
+import dev.troupe.persistence.spi.AtomicWrite;
+import dev.troupe.persistence.spi.EventJournal;
+import dev.troupe.persistence.spi.Replay;
+import dev.troupe.persistence.spi.SelectedSnapshot;
+import dev.troupe.persistence.spi.SnapshotStore;
+
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Runs one {@link EventSourcedBehavior} on its actor: recovery, the command loop, the write in
+ * flight and the stash. Everything here runs on the actor's thread; the journal's threads only
+ * tell the actor (the write object itself, or a small message per recovery step).
+ *
+ * <p>Per command that persists one event, this allocates nothing of its own: the write object
+ * is the entity's for life and is the message the journal tells back; the stash is an
+ * {@link ArrayDeque} made on first use that grows to the deepest backlog and stays.
+ */
+final class EventSourcedRunner<C, E, S> {
+
+    private static final int RECOVERING = 0;
+    private static final int RUNNING = 1;
+    private static final int PERSISTING = 2;
+    private static final int FAILED = 3;
+
+    /** The first message an entity tells itself: recovery starts when it arrives, after the subclass's constructor. */
+    private static final Object START = new Object() {
+        @Override
+        public String toString() {
+            return "RecoveryStart";
+        }
+    };
+
+    private final EventSourcedBehavior<C, E, S> behavior;
+    private final ActorContext<C> ctx;
+    private final Persistence persistence;
+    private final PersistenceMetrics metrics;
+    private final EventJournal journal;
+    private final SnapshotStore snapshots;
+    private final ActorRef<Object> self;
+    private final String pid;
+    private final int slice;
+    private final EntityWrite write;
+
+    private RetentionCriteria retention;
+    private int stashCapacity;
+    private int phase = RECOVERING;
+    private S state;
+    private long seqNr;
+    private ArrayDeque<Object> stash;
+    private ArrayDeque<Object> userStash;
+    private EffectImpl<E, S> pendingEffect;
+    private Object pendingCommand;
+    private long snapshotAt;
+    private long recoveryStart;
+    private long eventsReplayed;
+
+    @SuppressWarnings("unchecked")
+    EventSourcedRunner(EventSourcedBehavior<C, E, S> behavior, ActorContext<C> ctx) {
+        this.behavior = behavior;
+        this.ctx = ctx;
+        this.persistence = Persistence.get(ctx.system());
+        this.metrics = persistence.metrics();
+        this.journal = persistence.settings().journal();
+        this.snapshots = persistence.settings().snapshotStore();
+        this.self = (ActorRef<Object>) (ActorRef<?>) ctx.self();
+        this.pid = behavior.persistenceId().id();
+        this.slice = behavior.persistenceId().slice();
+        this.write = new EntityWrite(self);
+        // Called from the base class's constructor: the subclass is not built yet, so nothing of
+        // it may run here. Recovery starts when this message arrives.
+        self.tell(START);
+    }
+
+    // ---------------------------------------------------------------- messages
+
+    @SuppressWarnings("unchecked")
+    Behavior<C> receive(Object msg) {
+        if (msg == write) {
+            return onWriteCompleted();
+        }
+        if (msg instanceof Internal) {
+            return ((Internal) msg).handle(this);
+        }
+        if (msg == START) {
+            return start();
+        }
+        if (phase == RUNNING) {
+            final Behavior<C> next = handle(msg);
+            return next == Behaviors.<C>same() && stash != null && !stash.isEmpty() ? drainStash() : next;
+        }
+        if (phase == FAILED) {
+            ActorSystemSpi.of(ctx.system()).publishDeadLetter(msg, ctx.self().path(), DeadLetterReason.STOPPED);
+            return Behaviors.same();
+        }
+        stashCommand(msg);
+        return Behaviors.same();
+    }
+
+    Behavior<C> receiveSignal(Signal signal) {
+        if (signal instanceof PostStop) {
+            dropStashes(DeadLetterReason.STOPPED);
+        }
+        behavior.onSignal(state, signal);
+        return Behaviors.same();
+    }
+
+    /** Handles a command (or a test-kit probe) in the RUNNING phase; never drains the stash itself. */
+    @SuppressWarnings("unchecked")
+    private Behavior<C> handle(Object msg) {
+        if (msg instanceof StateProbe) {
+            ((StateProbe) msg).replyTo().tell(new StateProbe.StateReply(pid, state, seqNr));
+            return Behaviors.same();
+        }
+        final C command = (C) msg;
+        final Effect<E, S> effect = behavior.onCommand(state, command);
+        if (effect == null) {
+            throw new IllegalStateException(behavior.getClass().getName() + ".onCommand returned null for " + command);
+        }
+        return apply((EffectImpl<E, S>) effect, command);
+    }
+
+    @SuppressWarnings("unchecked")
+    private Behavior<C> apply(EffectImpl<E, S> effect, Object command) {
+        switch (effect.kind()) {
+            case EffectImpl.PERSIST:
+                write.reset(pid, slice, seqNr + 1);
+                persistOne((E) effect.payload());
+                return startWrite(effect, command);
+            case EffectImpl.PERSIST_ALL: {
+                write.reset(pid, slice, seqNr + 1);
+                final List<E> events = (List<E>) effect.payload();
+                for (int i = 0; i < events.size(); i++) {
+                    persistOne(events.get(i));
+                }
+                return startWrite(effect, command);
+            }
+            case EffectImpl.UNHANDLED:
+                ActorSystemSpi.of(ctx.system()).publishDeadLetter(command, ctx.self().path(), DeadLetterReason.UNHANDLED);
+                return runSideEffects(effect);
+            case EffectImpl.STOP:
+                runSideEffects(effect);
+                return Behaviors.stopped();
+            case EffectImpl.STASH:
+                if (stashedCount() >= stashCapacity) {
+                    refuseOverflow(command);
+                } else {
+                    if (userStash == null) {
+                        userStash = new ArrayDeque<>();
+                    }
+                    userStash.addLast(command);
+                    metrics.recordStashed();
+                }
+                return runSideEffects(effect);
+            default:
+                return runSideEffects(effect);
+        }
+    }
+
+    private void persistOne(E event) {
+        final long n = seqNr + 1 + write.count();
+        state = behavior.onEvent(state, event);
+        write.add(event, behavior.tagsFor(event));
+        if (retention.snapshotAfter(n) || behavior.shouldSnapshot(state, event, n)) {
+            snapshotAt = n;
+        }
+    }
+
+    private Behavior<C> startWrite(EffectImpl<E, S> effect, Object command) {
+        pendingEffect = effect;
+        pendingCommand = command;
+        phase = PERSISTING;
+        write.failure = null;
+        journal.write(write);
+        return Behaviors.same();
+    }
+
+    private Behavior<C> onWriteCompleted() {
+        final Throwable failure = write.failure;
+        if (failure != null) {
+            return writeFailed(failure);
+        }
+        seqNr = write.lastSeqNr();
+        write.reset(null, 0, 0);
+        phase = RUNNING;
+        final EffectImpl<E, S> effect = pendingEffect;
+        pendingEffect = null;
+        pendingCommand = null;
+        if (snapshotAt != 0) {
+            takeSnapshot(snapshotAt);
+            snapshotAt = 0;
+        }
+        final Behavior<C> next = runSideEffects(effect);
+        if (next != Behaviors.<C>same()) {
+            return next;
+        }
+        return stash != null && !stash.isEmpty() ? drainStash() : next;
+    }
+
+    @SuppressWarnings("unchecked")
+    private Behavior<C> runSideEffects(EffectImpl<E, S> effect) {
+        Behavior<C> next = Behaviors.same();
+        for (EffectImpl.SideEffect s = effect.sideEffects(); s != null; s = s.next()) {
+            switch (s.kind) {
+                case EffectImpl.SideEffect.REPLY:
+                    s.replyTo.tell(((Function<S, Object>) s.function).apply(state));
+                    break;
+                case EffectImpl.SideEffect.RUN:
+                    ((Consumer<S>) s.function).accept(state);
+                    break;
+                case EffectImpl.SideEffect.STOP:
+                    next = Behaviors.stopped();
+                    break;
+                default:
+                    unstashUserStash();
+                    break;
+            }
+        }
+        return next;
+    }
+
+    /** Handles stashed commands until one starts a write (or stops the entity). */
+    private Behavior<C> drainStash() {
+        final ArrayDeque<Object> q = stash;
+        while (phase == RUNNING && !q.isEmpty()) {
+            final Object cmd = q.pollFirst();
+            metrics.recordUnstashed(1);
+            final Behavior<C> next = handle(cmd);
+            if (next != Behaviors.<C>same()) {
+                return next;
+            }
+        }
+        return Behaviors.same();
+    }
+
+    private void unstashUserStash() {
+        if (userStash == null || userStash.isEmpty()) {
+            return;
+        }
+        if (stash == null) {
+            stash = new ArrayDeque<>();
+        }
+        // Commands stashed by the handler came before those buffered during the write: put them first, in order.
+        while (!userStash.isEmpty()) {
+            stash.addFirst(userStash.pollLast());
+        }
+    }
+
+    private int stashedCount() {
+        return (stash == null ? 0 : stash.size()) + (userStash == null ? 0 : userStash.size());
+    }
+
+    private void stashCommand(Object msg) {
+        if (stashedCount() >= stashCapacity()) {
+            refuseOverflow(msg);
+            return;
+        }
+        if (stash == null) {
+            stash = new ArrayDeque<>();
+        }
+        stash.addLast(msg);
+        metrics.recordStashed();
+    }
+
+    private int stashCapacity() {
+        if (stashCapacity == 0) {
+            stashCapacity = behavior.stashCapacity();
+        }
+        return stashCapacity;
+    }
+
+    @SuppressWarnings("unchecked")
+    private void refuseOverflow(Object command) {
+        metrics.recordFailure(PersistenceFailure.STASH_OVERFLOW);
+        ActorSystemSpi.of(ctx.system()).publishDeadLetter(command, ctx.self().path(), DeadLetterReason.STASH_OVERFLOW);
+        if (!(command instanceof StateProbe)) {
+            behavior.onCommandRefused((C) command, new PersistenceException(PersistenceFailure.STASH_OVERFLOW,
+                "stash of " + pid + " is full (" + stashCapacity() + " commands) while a write or recovery is in flight", null));
+        }
+    }
+
+    // ---------------------------------------------------------------- failures
+
+    private Behavior<C> writeFailed(Throwable failure) {
+        final PersistenceException ex = asPersistenceException(failure, "write of events " + write.firstSeqNr() + ".." + write.lastSeqNr() + " of " + pid + " failed");
+        write.reset(null, 0, 0);
+        phase = FAILED;
+        metrics.recordFailure(ex.reason());
+        ctx.log().error("{}: {}", pid, ex.getMessage(), ex);
+        final Object pending = pendingCommand;
+        pendingCommand = null;
+        pendingEffect = null;
+        refuse(pending, ex);
+        refuseStashed(ex);
+        throw ex;
+    }
+
+    private Behavior<C> recoveryFailed(Throwable failure) {
+        final PersistenceException ex = asPersistenceException(failure, "recovery of " + pid + " failed");
+        phase = FAILED;
+        metrics.recordFailure(ex.reason());
+        metrics.recordRecovering(-1);
+        ctx.log().error("{}: {}", pid, ex.getMessage(), ex);
+        behavior.onSignal(state, new RecoveryFailed(ex));
+        refuseStashed(ex);
+        throw ex;
+    }
+
+    private static PersistenceException asPersistenceException(Throwable t, String what) {
+        if (t instanceof PersistenceException) {
+            return (PersistenceException) t;
+        }
+        return new PersistenceException(PersistenceFailure.OTHER, what + ": " + t, t);
+    }
+
+    @SuppressWarnings("unchecked")
+    private void refuse(Object command, PersistenceException ex) {
+        if (command != null && !(command instanceof StateProbe)) {
+            behavior.onCommandRefused((C) command, ex);
+        }
+    }
+
+    private void refuseStashed(PersistenceException ex) {
+        final ActorSystemSpi spi = ActorSystemSpi.of(ctx.system());
+        int n = 0;
+        for (ArrayDeque<Object> q : new ArrayDeque[] {userStash, stash}) {
+            if (q == null) {
+                continue;
+            }
+            while (!q.isEmpty()) {
+                final Object cmd = q.pollFirst();
+                n++;
+                refuse(cmd, ex);
+                spi.publishDeadLetter(cmd, ctx.self().path(), DeadLetterReason.STOPPED);
+            }
+        }
+        metrics.recordUnstashed(n);
+    }
+
+    private void dropStashes(DeadLetterReason reason) {
+        final ActorSystemSpi spi = ActorSystemSpi.of(ctx.system());
+        int n = 0;
+        for (ArrayDeque<Object> q : new ArrayDeque[] {userStash, stash}) {
+            if (q == null) {
+                continue;
+            }
+            while (!q.isEmpty()) {
+                spi.publishDeadLetter(q.pollFirst(), ctx.self().path(), reason);
+                n++;
+            }
+        }
+        metrics.recordUnstashed(n);
+    }
+
+    // ---------------------------------------------------------------- recovery
+
+    @SuppressWarnings("unchecked")
+    private Behavior<C> start() {
+        retention = behavior.retentionCriteria();
+        stashCapacity();
+        recoveryStart = System.nanoTime();
+        metrics.recordRecovering(1);
+        state = behavior.emptyState();
+        ctx.pipeToSelf(snapshots.loadLatest(pid), (snapshot, failure) -> (C) new SnapshotLoaded(snapshot, failure));
+        return Behaviors.same();
+    }
+
+    @SuppressWarnings("unchecked")
+    private Behavior<C> onSnapshotLoaded(SelectedSnapshot snapshot, Throwable failure) {
+        if (failure != null) {
+            return recoveryFailed(failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ? failure.getCause() : failure);
+        }
+        if (snapshot != null) {
+            state = (S) snapshot.snapshot();
+            seqNr = snapshot.sequenceNr();
+        }
+        journal.replay(new EntityReplay(pid, seqNr + 1, self));
+        return Behaviors.same();
+    }
+
+    @SuppressWarnings("unchecked")
+    private Behavior<C> onReplayed(Object[] events, int count, long lastSeqNr, Runnable applied) {
+        if (phase != RECOVERING) {
+            applied.run();
+            return Behaviors.same();
+        }
+        try {
+            S s = state;
+            for (int i = 0; i < count; i++) {
+                s = behavior.onEvent(s, (E) events[i]);
+            }
+            state = s;
+        } catch (RuntimeException e) {
+            applied.run();
+            return recoveryFailed(new PersistenceException(PersistenceFailure.OTHER,
+                "the event handler of " + pid + " failed on a replayed event (up to sequence number " + lastSeqNr + "): " + e, e));
+        }
+        applied.run();
+        seqNr = lastSeqNr;
+        eventsReplayed += count;
+        return Behaviors.same();
+    }
+
+    private Behavior<C> onReplayCompleted(long highestSeqNr) {
+        if (phase != RECOVERING) {
+            return Behaviors.same();
+        }
+        seqNr = Math.max(seqNr, highestSeqNr);
+        phase = RUNNING;
+        metrics.recordRecovering(-1);
+        metrics.recordRecovery(System.nanoTime() - recoveryStart, eventsReplayed);
+        behavior.onSignal(state, RecoveryCompleted.instance());
+        return stash != null && !stash.isEmpty() ? drainStash() : Behaviors.same();
+    }
+
+    // ---------------------------------------------------------------- snapshots
+
+    @SuppressWarnings("unchecked")
+    private void takeSnapshot(long at) {
+        ctx.pipeToSelf(snapshots.save(pid, at, state), (ok, failure) -> (C) new SnapshotSaved(at, failure));
+    }
+
+    private Behavior<C> onSnapshotSaved(long at, Throwable failure) {
+        final PersistenceId id = behavior.persistenceId();
+        if (failure != null) {
+            final Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            ctx.log().warn("{}: snapshot at sequence number {} failed: {}", pid, at, cause.toString());
+            behavior.onSignal(state, new SnapshotFailed(id, at, cause));
+            return Behaviors.same();
+        }
+        metrics.recordSnapshot();
+        behavior.onSignal(state, new SnapshotCompleted(id, at));
+        final long snapshotsUpTo = retention.deleteSnapshotsUpTo(at);
+        if (retention.keepNSnapshots() > 0 && snapshotsUpTo > 0) {
+            snapshots.deleteUpTo(pid, snapshotsUpTo);
+        }
+        final long eventsUpTo = retention.deleteEventsUpTo(at);
+        if (eventsUpTo > 0) {
+            journal.deleteEventsTo(pid, eventsUpTo);
+        }
+        return Behaviors.same();
+    }
+
+    // ---------------------------------------------------------------- internal messages
+
+    /** A message the entity's own machinery tells it. */
+    private abstract static class Internal {
+        abstract <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner);
+    }
+
+    private static final class SnapshotLoaded extends Internal {
+        final SelectedSnapshot snapshot;
+        final Throwable failure;
+
+        SnapshotLoaded(SelectedSnapshot snapshot, Throwable failure) {
+            this.snapshot = snapshot;
+            this.failure = failure;
+        }
+
+        @Override
+        <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
+            return runner.onSnapshotLoaded(snapshot, failure);
+        }
+    }
+
+    private static final class SnapshotSaved extends Internal {
+        final long at;
+        final Throwable failure;
+
+        SnapshotSaved(long at, Throwable failure) {
+            this.at = at;
+            this.failure = failure;
+        }
+
+        @Override
+        <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
+            return runner.onSnapshotSaved(at, failure);
+        }
+    }
+
+    private static final class Replayed extends Internal {
+        final Object[] events;
+        final int count;
+        final long lastSeqNr;
+        final Runnable applied;
+
+        Replayed(Object[] events, int count, long lastSeqNr, Runnable applied) {
+            this.events = events;
+            this.count = count;
+            this.lastSeqNr = lastSeqNr;
+            this.applied = applied;
+        }
+
+        @Override
+        <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
+            return runner.onReplayed(events, count, lastSeqNr, applied);
+        }
+    }
+
+    private static final class ReplayCompleted extends Internal {
+        final long highest;
+
+        ReplayCompleted(long highest) {
+            this.highest = highest;
+        }
+
+        @Override
+        <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
+            return runner.onReplayCompleted(highest);
+        }
+    }
+
+    private static final class ReplayFailed extends Internal {
+        final Throwable failure;
+
+        ReplayFailed(Throwable failure) {
+            this.failure = failure;
+        }
+
+        @Override
+        <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
+            return runner.recoveryFailed(failure);
+        }
+    }
+
+    /** The journal's callbacks become messages to the entity. */
+    private static final class EntityReplay extends Replay {
+        private final ActorRef<Object> self;
+
+        EntityReplay(String persistenceId, long fromSeqNr, ActorRef<Object> self) {
+            super(persistenceId, fromSeqNr);
+            this.self = self;
+        }
+
+        @Override
+        public void onEvents(Object[] events, int count, long lastSeqNr, Runnable applied) {
+            self.tell(new Replayed(events, count, lastSeqNr, applied));
+        }
+
+        @Override
+        public void onCompleted(long highestSeqNr) {
+            self.tell(new ReplayCompleted(highestSeqNr));
+        }
+
+        @Override
+        public void onFailed(Throwable failure) {
+            self.tell(new ReplayFailed(failure));
+        }
+    }
+
+    /**
+     * The entity's one write, reused for every command: the journal's completion tells it to the
+     * entity as the message itself, so a write costs no message object.
+     */
+    private static final class EntityWrite extends AtomicWrite {
+        private final ActorRef<Object> self;
+        /** Set before the tell that publishes it; read on the actor thread after the mailbox hand-off. */
+        Throwable failure;
+
+        EntityWrite(ActorRef<Object> self) {
+            this.self = self;
+        }
+
+        @Override
+        public void onWritten() {
+            failure = null;
+            self.tell(this);
+        }
+
+        @Override
+        public void onFailed(Throwable f) {
+            failure = f;
+            self.tell(this);
+        }
+
+        @Override
+        public String toString() {
+            return "WriteCompleted(" + persistenceId() + ")";
+        }
+    }
+}
