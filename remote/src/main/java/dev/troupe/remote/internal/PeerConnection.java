@@ -35,6 +35,9 @@ final class PeerConnection {
     /** Connections that stop after HELLO_REPLY: who answers at the address, without touching the live connection. */
     private final Bootstrap probeBootstrap;
     private boolean probing;
+    /** The connection being made (before its handshake completed) and the probe, closed with the association. */
+    private Channel attempt;
+    private Channel probeChannel;
     final PhiAccrualFailureDetector failureDetector;
 
     private volatile boolean started;
@@ -140,13 +143,21 @@ final class PeerConnection {
         }
         connecting = true;
         updateBusy();
-        bootstrap.connect(association.root.host(), association.root.port()).addListener(connectListener);
+        final ChannelFuture f = bootstrap.connect(association.root.host(), association.root.port());
+        attempt = f.channel();
+        f.addListener(connectListener);
     }
 
     private void onConnectDone(ChannelFuture f) {
         if (!f.isSuccess()) {
             connecting = false;
+            if (attempt == f.channel()) {
+                attempt = null;
+            }
             updateBusy();
+            if (closing || association.isRemoved()) {
+                return; // the attempt was closed with the association (closeAttempts): not a failure to report
+            }
             Association.LOG.log(System.Logger.Level.DEBUG, "connect to " + association.address + " failed: " + f.cause());
             final Throwable cause = f.cause();
             association.core.associations.fire(new AssociationEvent.ConnectFailed(association.root, String.valueOf(cause),
@@ -185,7 +196,9 @@ final class PeerConnection {
             if (!probing) {
                 probing = true;
                 updateBusy();
-                probeBootstrap.connect(association.root.host(), association.root.port()).addListener(probeListener);
+                final ChannelFuture f = probeBootstrap.connect(association.root.host(), association.root.port());
+                probeChannel = f.channel();
+                f.addListener(probeListener);
             }
             return;
         }
@@ -200,6 +213,7 @@ final class PeerConnection {
     private final ChannelFutureListener probeListener = f -> {
         if (!f.isSuccess()) {
             probing = false;
+            probeChannel = null;
             updateBusy();
         }
     };
@@ -207,6 +221,7 @@ final class PeerConnection {
     /** The probe's connection closed (loop). */
     void probeClosed() {
         probing = false;
+        probeChannel = null;
         updateBusy();
     }
 
@@ -234,8 +249,9 @@ final class PeerConnection {
      */
     void outboundReady(Channel ch, long uid, byte[] key, long expectedSystemSeq, ActorPath peerRoot) {
         connecting = false;
-        if (closing) {
-            ch.close();
+        attempt = null;
+        if (closing || association.isRemoved()) {
+            ch.close(); // nobody holds this association any more: a connection kept here would never be closed
             return;
         }
         final PeerIncarnation peer = association.incarnation;
@@ -259,6 +275,9 @@ final class PeerConnection {
 
     /** The outbound connection closed, before or after its handshake. */
     void outboundClosed(Channel ch) {
+        if (attempt == ch) {
+            attempt = null;
+        }
         if (channel == ch) {
             channel = null;
             if (keptThroughLoss) {
@@ -269,7 +288,7 @@ final class PeerConnection {
             association.drain.connectionClosed();
         } else if (channel != null) {
             return; // an old connection
-        } else if (!closing) {
+        } else if (!closing && !association.isRemoved()) {
             association.core.associations.fire(new AssociationEvent.ConnectFailed(association.root,
                 "the connection closed before its handshake completed", false));
         }
@@ -384,10 +403,25 @@ final class PeerConnection {
         started = false;
         final Channel ch = channel;
         channel = null;
+        closeAttempts();
         updateBusy();
         keptThroughLoss = false;
         if (ch != null) {
             ch.close(); // no CLOSE frame: this node is not going away, it only forgets an idle peer
+        }
+    }
+
+    /** A connection being made and a probe are closed: nothing of this association outlives it (loop). */
+    private void closeAttempts() {
+        final Channel a = attempt;
+        attempt = null;
+        if (a != null) {
+            a.close();
+        }
+        final Channel p = probeChannel;
+        probeChannel = null;
+        if (p != null) {
+            p.close();
         }
     }
 
@@ -405,6 +439,11 @@ final class PeerConnection {
         final Channel ch = channel;
         channel = null;
         keptThroughLoss = false;
+        final Channel pending = attempt;
+        closeAttempts();
+        if (ch == null && pending != null) {
+            return pending.closeFuture(); // a handshake under way goes too, and the shutdown waits for it
+        }
         if (ch != null && ch.isActive()) {
             final ByteBuf b = ch.alloc().directBuffer(6);
             Frames.writeClose(b, Protocol.CLOSE_SHUTDOWN);
