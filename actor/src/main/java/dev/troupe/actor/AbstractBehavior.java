@@ -36,7 +36,7 @@ public abstract class AbstractBehavior<T> extends ExtensibleBehavior<T> {
     }
 
     /** @return the actor's context */
-    protected ActorContext<T> getContext() {
+    protected ActorContext<T> context() {
         return context;
     }
 

@@ -91,13 +91,13 @@ public interface ActorContext<T> {
     void stop(ActorRef<?> child);
 
     /** @return a snapshot of the live children */
-    Collection<ActorRef<Void>> getChildren();
+    Collection<ActorRef<Void>> children();
 
     /**
      * @param name a child's name
      * @return the live child of that name, if any
      */
-    Optional<ActorRef<Void>> getChild(String name);
+    Optional<ActorRef<Void>> child(String name);
 
     /**
      * Watches another actor: a {@link Terminated} signal arrives when it stops, at once if

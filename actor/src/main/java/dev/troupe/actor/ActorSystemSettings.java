@@ -1,5 +1,7 @@
 package dev.troupe.actor;
 
+import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

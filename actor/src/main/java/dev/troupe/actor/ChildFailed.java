@@ -15,12 +15,12 @@ public final class ChildFailed extends Terminated {
     }
 
     /** @return the failure that stopped the child */
-    public Throwable getCause() {
+    public Throwable cause() {
         return cause;
     }
 
     @Override
     public String toString() {
-        return "ChildFailed(" + getRef().path() + ", " + cause + ")";
+        return "ChildFailed(" + ref().path() + ", " + cause + ")";
     }
 }

@@ -18,7 +18,7 @@ public class Terminated implements Signal {
     }
 
     /** @return the actor that stopped */
-    public ActorRef<Void> getRef() {
+    public ActorRef<Void> ref() {
         return ref;
     }
 

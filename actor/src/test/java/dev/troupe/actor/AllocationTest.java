@@ -1,5 +1,7 @@
 package dev.troupe.actor;
 
+import dev.troupe.actor.spi.instrumentation.MessageContext;
+import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
@@ -134,18 +136,18 @@ class AllocationTest {
     }
 
     /** Counts the tells it is asked about and traces none of them. */
-    static final class UntracedInstrumentation implements dev.troupe.actor.MessageInstrumentation {
+    static final class UntracedInstrumentation implements dev.troupe.actor.spi.instrumentation.MessageInstrumentation {
         final java.util.concurrent.atomic.AtomicLong sends = new java.util.concurrent.atomic.AtomicLong();
 
         @Override
-        public dev.troupe.actor.MessageContext onSend(ActorRef<?> recipient, Object message) {
+        public dev.troupe.actor.spi.instrumentation.MessageContext onSend(ActorRef<?> recipient, Object message) {
             sends.incrementAndGet();
             return null;
         }
 
         @Override
         public Object beforeProcess(ActorRef<?> recipient, String behaviorClass, Object message,
-                                    dev.troupe.actor.MessageContext context) {
+                                    dev.troupe.actor.spi.instrumentation.MessageContext context) {
             throw new AssertionError("no message carries a context");
         }
 
@@ -257,7 +259,7 @@ class AllocationTest {
     }
 
     @SuppressWarnings("unchecked")
-    private void assertZeroAllocation(Extra extra, dev.troupe.actor.MessageInstrumentation instrumentation) throws Exception {
+    private void assertZeroAllocation(Extra extra, MessageInstrumentation instrumentation) throws Exception {
         system = ActorSystem.create("alloc", ActorSystemSettings.builder()
             .defaultDispatcher(DispatcherSettings.of("default").withThreads(2))
             .allocationAttribution(true)

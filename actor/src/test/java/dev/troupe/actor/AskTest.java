@@ -196,7 +196,7 @@ class AskTest {
             final String name = spi.newTempPath().name();
             assertThat(name).startsWith("$");
             assertThat(names.add(name)).as("unique: %s", name).isTrue();
-            final long value = Long.parseUnsignedLong(name.substring(1), 36);
+            final long value = Long.parseUnsignedLong(name.substring(1), 32);
             if (Long.compareUnsigned(value, previous) > 0) {
                 ascending++;
             }
@@ -204,7 +204,7 @@ class AskTest {
         }
         // a counter would ascend every time; random names ascend about half the time
         assertThat(ascending).isBetween(350, 650);
-        // and they are long: at least 9 base-36 digits for nearly every one of 64 random bits
+        // and they are long: at least 9 base-32 digits for nearly every one of 64 random bits
         assertThat(names.stream().filter(n -> n.length() >= 10).count()).isGreaterThan(990);
     }
 }

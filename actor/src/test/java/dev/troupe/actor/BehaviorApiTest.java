@@ -238,7 +238,7 @@ class BehaviorApiTest {
             }
             return Behaviors.receiveSignal((c, signal) -> {
                 if (signal instanceof ChildFailed) {
-                    probe.ref().tell("failed with " + ((ChildFailed) signal).getCause().getClass().getSimpleName());
+                    probe.ref().tell("failed with " + ((ChildFailed) signal).cause().getClass().getSimpleName());
                 }
                 return Behaviors.same();
             });

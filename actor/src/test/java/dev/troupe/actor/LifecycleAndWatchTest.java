@@ -74,9 +74,9 @@ class LifecycleAndWatchTest {
             },
             (ctx, signal) -> {
                 if (signal instanceof ChildFailed) {
-                    events.ref().tell("childFailed:" + ((ChildFailed) signal).getRef().path().name() + ":" + ((ChildFailed) signal).getCause().getMessage());
+                    events.ref().tell("childFailed:" + ((ChildFailed) signal).ref().path().name() + ":" + ((ChildFailed) signal).cause().getMessage());
                 } else if (signal instanceof Terminated) {
-                    events.ref().tell("terminated:" + ((Terminated) signal).getRef().path().name());
+                    events.ref().tell("terminated:" + ((Terminated) signal).ref().path().name());
                 }
                 return Behaviors.same();
             });
@@ -246,13 +246,13 @@ class LifecycleAndWatchTest {
     }
 
     @Test
-    void getChildrenAndGetChildSeeLiveChildren() {
+    void childrenAndChildSeeTheLiveChildren() {
         final TestProbe<List<String>> names = testKit.createTestProbe();
         testKit.spawn(Behaviors.<String>setup(ctx -> {
             ctx.spawn(Behaviors.ignore(), "x");
             ctx.spawn(Behaviors.ignore(), "y");
-            names.ref().tell(ctx.getChildren().stream().map(r -> r.path().name()).sorted().toList());
-            names.ref().tell(List.of(String.valueOf(ctx.getChild("x").isPresent()), String.valueOf(ctx.getChild("z").isPresent())));
+            names.ref().tell(ctx.children().stream().map(r -> r.path().name()).sorted().toList());
+            names.ref().tell(List.of(String.valueOf(ctx.child("x").isPresent()), String.valueOf(ctx.child("z").isPresent())));
             return Behaviors.ignore();
         }), "with-children");
         assertThat(names.receiveMessage()).containsExactly("x", "y");

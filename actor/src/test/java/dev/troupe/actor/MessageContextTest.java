@@ -1,5 +1,6 @@
 package dev.troupe.actor;
 
+import dev.troupe.actor.spi.instrumentation.MessageContext;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

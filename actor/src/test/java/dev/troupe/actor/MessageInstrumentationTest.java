@@ -1,5 +1,7 @@
 package dev.troupe.actor;
 
+import dev.troupe.actor.spi.instrumentation.MessageContext;
+import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

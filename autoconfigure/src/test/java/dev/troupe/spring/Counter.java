@@ -39,7 +39,7 @@ public final class Counter {
                 for (int i = 0; i < spawn.children(); i++) {
                     ctx.spawn(Behaviors.<String>ignore(), "child-" + spawned[0]++);
                 }
-                spawn.replyTo().tell(ctx.getChildren().size());
+                spawn.replyTo().tell(ctx.children().size());
             }
             return Behaviors.same();
         });

@@ -5,6 +5,7 @@ import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.AskPattern;
 import dev.troupe.actor.Behavior;
 import dev.troupe.spring.endpoint.TroupeEndpoint;
+import dev.troupe.testsupport.Await;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.WebApplicationType;

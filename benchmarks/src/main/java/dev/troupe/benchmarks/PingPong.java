@@ -1,11 +1,12 @@
 package dev.troupe.benchmarks;
 
+import dev.troupe.actor.spi.ThreadAllocation;
 import dev.troupe.benchmarks.common.PingPongRig;
 import dev.troupe.benchmarks.common.Scenario;
 import dev.troupe.benchmarks.pekko.PekkoPingPongRig;
 import dev.troupe.benchmarks.pekko.PekkoSystems;
 import dev.troupe.benchmarks.troupe.TroupePingPongRig;
-import java.lang.management.ManagementFactory;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -109,11 +110,10 @@ public final class PingPong {
     }
 
     private static com.sun.management.ThreadMXBean threadBean() {
-        com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        if (!bean.isThreadAllocatedMemorySupported()) {
+        final com.sun.management.ThreadMXBean bean = ThreadAllocation.threadBean();
+        if (bean == null) {
             throw new IllegalStateException("this JVM cannot count allocated bytes per thread");
         }
-        bean.setThreadAllocatedMemoryEnabled(true);
         return bean;
     }
 

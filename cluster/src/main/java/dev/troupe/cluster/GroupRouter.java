@@ -7,11 +7,11 @@ import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.ExtensibleBehavior;
 import dev.troupe.actor.Signal;
-import dev.troupe.actor.routing.ConsistentHashingRoutingLogic;
-import dev.troupe.actor.routing.RandomRoutingLogic;
-import dev.troupe.actor.routing.RoundRobinRoutingLogic;
-import dev.troupe.actor.routing.RouterCore;
-import dev.troupe.actor.routing.RoutingLogic;
+import dev.troupe.actor.spi.routing.ConsistentHashingRoutingLogic;
+import dev.troupe.actor.spi.routing.RandomRoutingLogic;
+import dev.troupe.actor.spi.routing.RoundRobinRoutingLogic;
+import dev.troupe.actor.spi.routing.RouterCore;
+import dev.troupe.actor.spi.routing.RoutingLogic;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

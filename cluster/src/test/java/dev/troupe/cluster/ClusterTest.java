@@ -2,8 +2,8 @@ package dev.troupe.cluster;
 
 import dev.troupe.actor.testkit.TestProbe;
 import dev.troupe.cluster.ClusterEvent.RemovalReason;
-import dev.troupe.cluster.testkit.Await;
 import dev.troupe.cluster.testkit.InMemoryCluster;
+import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

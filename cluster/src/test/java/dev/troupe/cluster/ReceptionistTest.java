@@ -5,8 +5,8 @@ import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.testkit.ActorTestKit;
 import dev.troupe.actor.testkit.TestProbe;
-import dev.troupe.cluster.testkit.Await;
 import dev.troupe.cluster.testkit.InMemoryCluster;
+import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

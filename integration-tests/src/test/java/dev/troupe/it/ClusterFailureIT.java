@@ -31,6 +31,7 @@ import dev.troupe.remote.RemoteSettings;
 import dev.troupe.remote.RemoteTransport;
 import dev.troupe.testcontainers.TroupeNodeContainer;
 
+import dev.troupe.testsupport.Deadline;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -89,7 +90,7 @@ class ClusterFailureIT {
             watching.complete(null);
             return Behaviors.<Void>receiveSignal((c, signal) -> {
                 if (signal instanceof Terminated t) {
-                    terminated.add(t.getRef().path().toString());
+                    terminated.add(t.ref().path().toString());
                 }
                 return Behaviors.same();
             });

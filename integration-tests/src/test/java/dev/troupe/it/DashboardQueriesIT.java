@@ -19,6 +19,7 @@ import dev.troupe.remote.RemoteSettings;
 import dev.troupe.remote.RemoteTransport;
 import dev.troupe.testcontainers.TroupeNodeContainer;
 
+import dev.troupe.testsupport.Deadline;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

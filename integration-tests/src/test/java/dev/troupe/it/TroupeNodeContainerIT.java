@@ -22,6 +22,7 @@ import dev.troupe.remote.RemoteSettings;
 import dev.troupe.remote.RemoteTransport;
 import dev.troupe.testcontainers.TroupeNodeContainer;
 
+import dev.troupe.testsupport.Deadline;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -112,7 +113,7 @@ class TroupeNodeContainerIT {
             watching.complete(null);
             return Behaviors.<Void>receiveSignal((c, signal) -> {
                 if (signal instanceof Terminated t) {
-                    terminated.complete(t.getRef());
+                    terminated.complete(t.ref());
                 }
                 return Behaviors.same();
             });

@@ -69,7 +69,7 @@ public abstract class DurableStateBehavior<C, S> extends ExtensibleBehavior<C> {
     }
 
     /** @return the actor's context */
-    protected final ActorContext<C> getContext() {
+    protected final ActorContext<C> context() {
         return context;
     }
 

@@ -68,7 +68,7 @@ public abstract class EventSourcedBehavior<C, E, S> extends ExtensibleBehavior<C
     }
 
     /** @return the actor's context */
-    protected final ActorContext<C> getContext() {
+    protected final ActorContext<C> context() {
         return context;
     }
 

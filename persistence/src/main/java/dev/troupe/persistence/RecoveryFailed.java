@@ -5,7 +5,7 @@ import dev.troupe.actor.Signal;
 /**
  * Delivered to an entity's signal handler when its state could not be recovered (the store
  * failed, or a stored event or snapshot could not be read back); the entity then fails with
- * {@link #getFailure()}, so its supervision decides (stop by default).
+ * {@link #failure()}, so its supervision decides (stop by default).
  */
 public final class RecoveryFailed implements Signal {
 
@@ -17,7 +17,7 @@ public final class RecoveryFailed implements Signal {
     }
 
     /** @return why recovery failed */
-    public Throwable getFailure() {
+    public Throwable failure() {
         return failure;
     }
 

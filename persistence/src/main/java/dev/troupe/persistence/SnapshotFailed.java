@@ -34,7 +34,7 @@ public final class SnapshotFailed implements Signal {
     }
 
     /** @return why it failed */
-    public Throwable getFailure() {
+    public Throwable failure() {
         return failure;
     }
 

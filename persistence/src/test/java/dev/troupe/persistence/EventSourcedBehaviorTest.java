@@ -168,7 +168,7 @@ class EventSourcedBehaviorTest {
         ActorTestKit.awaitAssert(Duration.ofSeconds(10), () -> assertThat(store.events(id.id())).extracting(InMemoryStore.Stored::event).containsExactly(1, 5));
         final var es = EventSourcedBehaviorTestKit.<Integer, Integer, Integer>create(system, EventSourcedBehavior.<Integer, Integer, Integer>builder(id, 0)
             .onCommand(Integer.class, (state, n) -> Effect.persist(n)).onEvent(Integer.class, (state, n) -> state + n).build());
-        assertThat(es.getState()).isEqualTo(6);
+        assertThat(es.state()).isEqualTo(6);
     }
 
     @Test

@@ -7,6 +7,7 @@ import dev.troupe.actor.AskTimeoutException;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.DeadLetter;
 import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.testsupport.LeakDetection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

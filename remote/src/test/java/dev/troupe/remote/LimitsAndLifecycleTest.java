@@ -5,6 +5,7 @@ import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.Terminated;
 import dev.troupe.actor.testkit.TestProbe;
+import dev.troupe.testsupport.LeakDetection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

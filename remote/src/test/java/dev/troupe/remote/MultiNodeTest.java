@@ -149,7 +149,7 @@ class MultiNodeTest {
             ctx.watch(echo);
             return Behaviors.<Void>receiveSignal((c, s) -> {
                 if (s instanceof Terminated) {
-                    terminated.ref().tell("terminated " + ((Terminated) s).getRef().path());
+                    terminated.ref().tell("terminated " + ((Terminated) s).ref().path());
                 }
                 return Behaviors.same();
             });
@@ -260,7 +260,7 @@ class MultiNodeTest {
             ctx.watch(echo);
             return Behaviors.<Void>receiveSignal((c, sig) -> {
                 if (sig instanceof Terminated) {
-                    terminated.ref().tell("terminated " + ((Terminated) sig).getRef().path());
+                    terminated.ref().tell("terminated " + ((Terminated) sig).ref().path());
                 }
                 return Behaviors.same();
             });

@@ -63,7 +63,7 @@ public final class NodeMain {
                     System.out.flush();
                     return Behaviors.<Void>receiveSignal((c, s) -> {
                         if (s instanceof Terminated) {
-                            System.out.println("TERMINATED " + ((Terminated) s).getRef().path());
+                            System.out.println("TERMINATED " + ((Terminated) s).ref().path());
                             System.out.flush();
                         }
                         return Behaviors.same();

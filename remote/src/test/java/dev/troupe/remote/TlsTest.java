@@ -2,6 +2,7 @@ package dev.troupe.remote;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.testkit.TestProbe;
+import dev.troupe.testsupport.LeakDetection;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;

@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * An actor system for a test: spawn actors, create probes, and shut it all down at the end.
@@ -27,6 +28,13 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ActorTestKit {
 
     private static final AtomicLong IDS = new AtomicLong();
+
+    /**
+     * The first pause between tries of {@link #awaitAssert}; it doubles up to {@link #MAX_PAUSE_NANOS}.
+     * Short, so that a condition that holds only for a while (a counter at an exact value) is not missed.
+     */
+    private static final long FIRST_PAUSE_NANOS = Duration.ofMillis(1).toNanos();
+    private static final long MAX_PAUSE_NANOS = Duration.ofMillis(10).toNanos();
 
     private final ActorSystem system;
     /** Whether this kit made the system, and so terminates it on shutdown. */
@@ -152,7 +160,30 @@ public final class ActorTestKit {
      * @param assertion throws (an {@link AssertionError} or any other exception) while the condition does not hold
      */
     public static void awaitAssert(Duration max, Runnable assertion) {
-        Await.awaitAssert(max, assertion);
+        Objects.requireNonNull(max, "max");
+        Objects.requireNonNull(assertion, "assertion");
+        final long deadline = System.nanoTime() + max.toNanos();
+        long pause = FIRST_PAUSE_NANOS;
+        while (true) {
+            final Throwable failure;
+            try {
+                assertion.run();
+                return;
+            } catch (AssertionError | RuntimeException e) {
+                failure = e;
+            }
+            final long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new AssertionError("still failing after " + max + ": "
+                    + (failure instanceof AssertionError ? failure.getMessage() : failure), failure);
+            }
+            LockSupport.parkNanos(Math.min(pause, left));
+            if (Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while awaiting an assertion", failure);
+            }
+            pause = Math.min(pause * 2, MAX_PAUSE_NANOS);
+        }
     }
 
     /** @return whether this kit made its system and terminates it on shutdown (false for {@link #create(ActorSystem)}) */

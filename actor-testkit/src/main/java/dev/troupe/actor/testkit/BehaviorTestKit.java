@@ -27,7 +27,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * <pre>{@code
  * BehaviorTestKit<Command> testKit = BehaviorTestKit.create(Manager.create());
  * TestInbox<Reply> replies = TestInbox.create();
- * testKit.run(new StartWorker("w1", replies.getRef()));
+ * testKit.run(new StartWorker("w1", replies.ref()));
  * testKit.expectEffectClass(Effect.Spawned.class);
  * testKit.childInbox("w1").expectMessage(new Work(...));
  * replies.expectMessage(new Started("w1"));
@@ -248,7 +248,7 @@ public final class BehaviorTestKit<T> {
     }
 
     /** @return the behavior's own ref: its self inbox's */
-    public ActorRef<T> getRef() {
+    public ActorRef<T> ref() {
         return context.self();
     }
 
@@ -282,7 +282,7 @@ public final class BehaviorTestKit<T> {
     }
 
     private <U> BehaviorTestKit<U> child(String name) {
-        final BehaviorTestKit<U> kit = context.child(name);
+        final BehaviorTestKit<U> kit = context.childTestKit(name);
         if (kit == null) {
             throw new AssertionError("the behavior at " + context.self().path() + " has no child named " + name
                 + "; children: " + context.childNames());

@@ -13,54 +13,28 @@ import java.util.function.Function;
 /**
  * Something a behavior did through its context while a {@link BehaviorTestKit} ran it: spawned
  * or stopped a child, watched an actor, set a timer or a receive timeout, made a message adapter,
- * started an ask. Each effect has an {@code equals} that compares what a test states (the ref a
- * spawn returned is left out, as a test cannot know it beforehand), so
+ * started an ask. Effects are records (but for {@link AskInitiated}, which a test answers once);
+ * where an effect holds something a test cannot know beforehand (the ref a spawn returned, the
+ * ref a timer's tick goes to, the adapter function), its {@code equals} leaves it out, so
  * {@code testKit.expectEffect(Effects.spawned(child, "worker"))} works. Build expected effects
  * with {@link Effects}.
  */
-public abstract class Effect {
+public sealed interface Effect {
 
-    Effect() {
-    }
-
-    /** The behavior spawned a named child. */
-    public static final class Spawned<T> extends Effect {
-        private final Behavior<T> behavior;
-        private final String childName;
-        private final Props props;
-        private final ActorRef<T> ref;
-
-        Spawned(Behavior<T> behavior, String childName, Props props, ActorRef<T> ref) {
-            this.behavior = behavior;
-            this.childName = childName;
-            this.props = props;
-            this.ref = ref;
-        }
-
-        /** @return the child's initial behavior */
-        public Behavior<T> behavior() {
-            return behavior;
-        }
-
-        /** @return the child's name */
-        public String childName() {
-            return childName;
-        }
-
-        /** @return the props it was spawned with */
-        public Props props() {
-            return props;
-        }
-
-        /** @return the child's ref (its {@link BehaviorTestKit#childInbox inbox}), or null in an expected effect */
-        public ActorRef<T> ref() {
-            return ref;
-        }
-
+    /**
+     * The behavior spawned a named child.
+     *
+     * @param behavior the child's initial behavior
+     * @param childName the child's name
+     * @param props the props it was spawned with (compared by their text)
+     * @param ref the child's ref (its {@link BehaviorTestKit#childInbox inbox}), or null in an expected effect; not compared
+     * @param <T> the child's message type
+     */
+    record Spawned<T>(Behavior<T> behavior, String childName, Props props, ActorRef<T> ref) implements Effect {
         @Override
         public boolean equals(Object o) {
-            return o instanceof Spawned && behavior.equals(((Spawned<?>) o).behavior)
-                && childName.equals(((Spawned<?>) o).childName) && props.toString().equals(((Spawned<?>) o).props.toString());
+            return o instanceof Spawned<?> s && behavior.equals(s.behavior) && childName.equals(s.childName)
+                && props.toString().equals(s.props.toString());
         }
 
         @Override
@@ -74,37 +48,18 @@ public abstract class Effect {
         }
     }
 
-    /** The behavior spawned a child with a generated name. */
-    public static final class SpawnedAnonymous<T> extends Effect {
-        private final Behavior<T> behavior;
-        private final Props props;
-        private final ActorRef<T> ref;
-
-        SpawnedAnonymous(Behavior<T> behavior, Props props, ActorRef<T> ref) {
-            this.behavior = behavior;
-            this.props = props;
-            this.ref = ref;
-        }
-
-        /** @return the child's initial behavior */
-        public Behavior<T> behavior() {
-            return behavior;
-        }
-
-        /** @return the props it was spawned with */
-        public Props props() {
-            return props;
-        }
-
-        /** @return the child's ref, or null in an expected effect */
-        public ActorRef<T> ref() {
-            return ref;
-        }
-
+    /**
+     * The behavior spawned a child with a generated name.
+     *
+     * @param behavior the child's initial behavior
+     * @param props the props it was spawned with (compared by their text)
+     * @param ref the child's ref, or null in an expected effect; not compared
+     * @param <T> the child's message type
+     */
+    record SpawnedAnonymous<T>(Behavior<T> behavior, Props props, ActorRef<T> ref) implements Effect {
         @Override
         public boolean equals(Object o) {
-            return o instanceof SpawnedAnonymous && behavior.equals(((SpawnedAnonymous<?>) o).behavior)
-                && props.toString().equals(((SpawnedAnonymous<?>) o).props.toString());
+            return o instanceof SpawnedAnonymous<?> s && behavior.equals(s.behavior) && props.toString().equals(s.props.toString());
         }
 
         @Override
@@ -118,181 +73,60 @@ public abstract class Effect {
         }
     }
 
-    /** The behavior stopped a child. */
-    public static final class Stopped extends Effect {
-        private final String childName;
-
-        Stopped(String childName) {
-            this.childName = childName;
-        }
-
-        /** @return the child's name */
-        public String childName() {
-            return childName;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Stopped && childName.equals(((Stopped) o).childName);
-        }
-
-        @Override
-        public int hashCode() {
-            return childName.hashCode();
-        }
-
-        @Override
-        public String toString() {
-            return "Stopped(" + childName + ")";
-        }
+    /**
+     * The behavior stopped a child.
+     *
+     * @param childName the child's name
+     */
+    record Stopped(String childName) implements Effect {
     }
 
-    /** The behavior watched an actor ({@code ctx.watch}). */
-    public static final class Watched<T> extends Effect {
-        private final ActorRef<T> other;
-
-        Watched(ActorRef<T> other) {
-            this.other = other;
-        }
-
-        /** @return the watched actor */
-        public ActorRef<T> other() {
-            return other;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Watched && other.equals(((Watched<?>) o).other);
-        }
-
-        @Override
-        public int hashCode() {
-            return other.hashCode();
-        }
-
-        @Override
-        public String toString() {
-            return "Watched(" + other + ")";
-        }
+    /**
+     * The behavior watched an actor ({@code ctx.watch}).
+     *
+     * @param other the watched actor
+     * @param <T> its message type
+     */
+    record Watched<T>(ActorRef<T> other) implements Effect {
     }
 
-    /** The behavior watched an actor with a message of its own ({@code ctx.watchWith}). */
-    public static final class WatchedWith<U, T> extends Effect {
-        private final ActorRef<U> other;
-        private final T message;
-
-        WatchedWith(ActorRef<U> other, T message) {
-            this.other = other;
-            this.message = message;
-        }
-
-        /** @return the watched actor */
-        public ActorRef<U> other() {
-            return other;
-        }
-
-        /** @return the message the behavior receives when it stops */
-        public T message() {
-            return message;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof WatchedWith && other.equals(((WatchedWith<?, ?>) o).other) && message.equals(((WatchedWith<?, ?>) o).message);
-        }
-
-        @Override
-        public int hashCode() {
-            return Objects.hash(other, message);
-        }
-
-        @Override
-        public String toString() {
-            return "WatchedWith(" + other + ", " + message + ")";
-        }
+    /**
+     * The behavior watched an actor with a message of its own ({@code ctx.watchWith}).
+     *
+     * @param other the watched actor
+     * @param message the message the behavior receives when it stops
+     * @param <U> the watched actor's message type
+     * @param <T> the watcher's message type
+     */
+    record WatchedWith<U, T>(ActorRef<U> other, T message) implements Effect {
     }
 
-    /** The behavior stopped watching an actor. */
-    public static final class Unwatched<T> extends Effect {
-        private final ActorRef<T> other;
-
-        Unwatched(ActorRef<T> other) {
-            this.other = other;
-        }
-
-        /** @return the actor no longer watched */
-        public ActorRef<T> other() {
-            return other;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Unwatched && other.equals(((Unwatched<?>) o).other);
-        }
-
-        @Override
-        public int hashCode() {
-            return other.hashCode();
-        }
-
-        @Override
-        public String toString() {
-            return "Unwatched(" + other + ")";
-        }
+    /**
+     * The behavior stopped watching an actor.
+     *
+     * @param other the actor no longer watched
+     * @param <T> its message type
+     */
+    record Unwatched<T>(ActorRef<T> other) implements Effect {
     }
 
-    /** The behavior set a receive timeout. */
-    public static final class ReceiveTimeoutSet<T> extends Effect {
-        private final Duration timeout;
-        private final T message;
-
-        ReceiveTimeoutSet(Duration timeout, T message) {
-            this.timeout = timeout;
-            this.message = message;
-        }
-
-        /** @return the idle time */
-        public Duration timeout() {
-            return timeout;
-        }
-
-        /** @return the message it delivers */
-        public T message() {
-            return message;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof ReceiveTimeoutSet && timeout.equals(((ReceiveTimeoutSet<?>) o).timeout)
-                && message.equals(((ReceiveTimeoutSet<?>) o).message);
-        }
-
-        @Override
-        public int hashCode() {
-            return Objects.hash(timeout, message);
-        }
-
-        @Override
-        public String toString() {
-            return "ReceiveTimeoutSet(" + timeout + ", " + message + ")";
-        }
+    /**
+     * The behavior set a receive timeout.
+     *
+     * @param timeout the idle time
+     * @param message the message it delivers
+     * @param <T> the message type
+     */
+    record ReceiveTimeoutSet<T>(Duration timeout, T message) implements Effect {
     }
 
     /** The behavior cancelled its receive timeout. */
-    public static final class ReceiveTimeoutCancelled extends Effect {
+    record ReceiveTimeoutCancelled() implements Effect {
         static final ReceiveTimeoutCancelled INSTANCE = new ReceiveTimeoutCancelled();
-
-        private ReceiveTimeoutCancelled() {
-        }
-
-        @Override
-        public String toString() {
-            return "ReceiveTimeoutCancelled";
-        }
     }
 
     /** How a scheduled timer repeats. */
-    public enum TimerMode {
+    enum TimerMode {
         /** Once. */
         SINGLE,
         /** At a fixed rate. */
@@ -305,48 +139,17 @@ public abstract class Effect {
      * The behavior started a timer. The timer does not fire by itself: {@link #send()} delivers
      * its message to the behavior's {@link BehaviorTestKit#selfInbox() self inbox}, as the timer
      * would have, for {@link BehaviorTestKit#runOne()} to process.
+     *
+     * @param key the timer's key
+     * @param message the message it delivers
+     * @param delay the delay before the first tick (for a periodic timer: the interval follows)
+     * @param mode how it repeats
+     * @param overriding whether it replaced an active timer of the same key
+     * @param self where its ticks go (the self inbox), or null in an expected effect; not compared
+     * @param <T> the message type
      */
-    public static final class TimerScheduled<T> extends Effect {
-        private final Object key;
-        private final T message;
-        private final Duration delay;
-        private final TimerMode mode;
-        private final boolean overriding;
-        private final ActorRef<T> self;
-
-        TimerScheduled(Object key, T message, Duration delay, TimerMode mode, boolean overriding, ActorRef<T> self) {
-            this.key = key;
-            this.message = message;
-            this.delay = delay;
-            this.mode = mode;
-            this.overriding = overriding;
-            this.self = self;
-        }
-
-        /** @return the timer's key */
-        public Object key() {
-            return key;
-        }
-
-        /** @return the message it delivers */
-        public T message() {
-            return message;
-        }
-
-        /** @return the delay before the first tick (for a periodic timer: the interval follows) */
-        public Duration delay() {
-            return delay;
-        }
-
-        /** @return how it repeats */
-        public TimerMode mode() {
-            return mode;
-        }
-
-        /** @return whether it replaced an active timer of the same key */
-        public boolean overriding() {
-            return overriding;
-        }
+    record TimerScheduled<T>(Object key, T message, Duration delay, TimerMode mode, boolean overriding, ActorRef<T> self)
+        implements Effect {
 
         /** Delivers the timer's message to the behavior's self inbox, as one tick would. */
         public void send() {
@@ -358,11 +161,8 @@ public abstract class Effect {
 
         @Override
         public boolean equals(Object o) {
-            if (!(o instanceof TimerScheduled)) {
-                return false;
-            }
-            final TimerScheduled<?> t = (TimerScheduled<?>) o;
-            return key.equals(t.key) && message.equals(t.message) && delay.equals(t.delay) && mode == t.mode && overriding == t.overriding;
+            return o instanceof TimerScheduled<?> t && key.equals(t.key) && message.equals(t.message) && delay.equals(t.delay)
+                && mode == t.mode && overriding == t.overriding;
         }
 
         @Override
@@ -376,52 +176,24 @@ public abstract class Effect {
         }
     }
 
-    /** The behavior cancelled a timer (or all of them, one effect per timer). */
-    public static final class TimerCancelled extends Effect {
-        private final Object key;
-
-        TimerCancelled(Object key) {
-            this.key = key;
-        }
-
-        /** @return the timer's key */
-        public Object key() {
-            return key;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof TimerCancelled && key.equals(((TimerCancelled) o).key);
-        }
-
-        @Override
-        public int hashCode() {
-            return key.hashCode();
-        }
-
-        @Override
-        public String toString() {
-            return "TimerCancelled(" + key + ")";
-        }
+    /**
+     * The behavior cancelled a timer (or all of them, one effect per timer).
+     *
+     * @param key the timer's key
+     */
+    record TimerCancelled(Object key) implements Effect {
     }
 
     /**
      * The behavior made a message adapter. Messages told to the adapter's ref are converted at
      * once and land in the self inbox.
+     *
+     * @param messageClass the class of the messages it adapts
+     * @param adapter the conversion; not compared
+     * @param <A> the adapted type
+     * @param <T> the behavior's message type
      */
-    public static final class MessageAdapter<A, T> extends Effect {
-        private final Class<A> messageClass;
-        private final Function<A, T> adapter;
-
-        MessageAdapter(Class<A> messageClass, Function<A, T> adapter) {
-            this.messageClass = messageClass;
-            this.adapter = adapter;
-        }
-
-        /** @return the class of the messages it adapts */
-        public Class<A> messageClass() {
-            return messageClass;
-        }
+    record MessageAdapter<A, T>(Class<A> messageClass, Function<A, T> adapter) implements Effect {
 
         /**
          * @param message a message of the adapted class
@@ -433,7 +205,7 @@ public abstract class Effect {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof MessageAdapter && messageClass.equals(((MessageAdapter<?, ?>) o).messageClass);
+            return o instanceof MessageAdapter<?, ?> m && messageClass.equals(m.messageClass);
         }
 
         @Override
@@ -452,9 +224,10 @@ public abstract class Effect {
      * the target (look for it in the target's inbox); the test answers the ask here: with
      * {@link #respondWith} or {@link #timeout()}, at most once, which puts the converted message
      * in the asking behavior's self inbox. {@link #adaptResponse} and {@link #adaptTimeout} test the
-     * conversion without sending anything.
+     * conversion without sending anything. A class rather than a record: it keeps whether it was
+     * answered.
      */
-    public static final class AskInitiated<Req, Res, T> extends Effect {
+    final class AskInitiated<Req, Res, T> implements Effect {
         private final ActorRef<Req> target;
         private final Duration timeout;
         private final Class<Res> responseClass;
@@ -558,15 +331,7 @@ public abstract class Effect {
     }
 
     /** No effect: what {@link BehaviorTestKit#retrieveEffect()} returns when there is none. */
-    public static final class NoEffects extends Effect {
+    record NoEffects() implements Effect {
         static final NoEffects INSTANCE = new NoEffects();
-
-        private NoEffects() {
-        }
-
-        @Override
-        public String toString() {
-            return "NoEffects";
-        }
     }
 }

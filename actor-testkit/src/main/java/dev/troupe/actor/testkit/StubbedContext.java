@@ -11,8 +11,6 @@ import dev.troupe.actor.Props;
 import dev.troupe.actor.TimerScheduler;
 import dev.troupe.actor.spi.BehaviorDriver;
 import dev.troupe.actor.spi.BehaviorHost;
-import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.spi.SystemMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,7 +61,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
     }
 
     @SuppressWarnings("unchecked")
-    <U> BehaviorTestKit<U> child(String name) {
+    <U> BehaviorTestKit<U> childTestKit(String name) {
         return (BehaviorTestKit<U>) children.get(name);
     }
 
@@ -85,14 +83,14 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
 
     @Override
     public void unhandled(Object message) {
-        system.deadLetters().publish(message, self.getRef().path(), DeadLetterReason.UNHANDLED);
+        system.deadLetters().publish(message, self.ref().path(), DeadLetterReason.UNHANDLED);
     }
 
     // ---- ActorContext ----
 
     @Override
     public ActorRef<T> self() {
-        return self.getRef();
+        return self.ref();
     }
 
     @Override
@@ -136,7 +134,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
         Objects.requireNonNull(behavior, "behavior");
         Objects.requireNonNull(props, "props");
         final String name = "$" + Long.toString(++anonymous, 36);
-        final ActorRef<U> ref = startChild(name, self.getRef().path().child(name), behavior);
+        final ActorRef<U> ref = startChild(name, self.ref().path().child(name), behavior);
         kit.record(new Effect.SpawnedAnonymous<>(behavior, props, ref));
         return ref;
     }
@@ -145,7 +143,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
     private ActorPath childPath(String name) {
         final ActorPath path;
         try {
-            path = self.getRef().path().child(name);
+            path = self.ref().path().child(name);
         } catch (IllegalArgumentException e) {
             throw new InvalidActorNameException(e.getMessage());
         }
@@ -153,7 +151,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
             throw new InvalidActorNameException("actor name '" + name + "' must not start with '$': reserved for generated names");
         }
         if (children.containsKey(name)) {
-            throw new InvalidActorNameException("actor name '" + name + "' is not unique: " + self.getRef().path() + " has such a child");
+            throw new InvalidActorNameException("actor name '" + name + "' is not unique: " + self.ref().path() + " has such a child");
         }
         return path;
     }
@@ -161,15 +159,15 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
     private <U> ActorRef<U> startChild(String name, ActorPath path, Behavior<U> behavior) {
         final BehaviorTestKit<U> child = BehaviorTestKit.childKit(path, behavior);
         children.put(name, child);
-        return child.getRef();
+        return child.ref();
     }
 
     @Override
     public void stop(ActorRef<?> child) {
         final String name = child.path().name();
         final BehaviorTestKit<?> kitOfChild = children.get(name);
-        if (kitOfChild == null || !kitOfChild.getRef().equals(child)) {
-            throw new IllegalArgumentException("only children can be stopped this way: " + child + " is not a child of " + self.getRef().path());
+        if (kitOfChild == null || !kitOfChild.ref().equals(child)) {
+            throw new IllegalArgumentException("only children can be stopped this way: " + child + " is not a child of " + self.ref().path());
         }
         children.remove(name);
         kit.record(new Effect.Stopped(name));
@@ -177,19 +175,19 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
 
     @Override
     @SuppressWarnings("unchecked")
-    public Collection<ActorRef<Void>> getChildren() {
+    public Collection<ActorRef<Void>> children() {
         final List<ActorRef<Void>> refs = new ArrayList<>();
         for (BehaviorTestKit<?> c : children.values()) {
-            refs.add((ActorRef<Void>) (ActorRef<?>) c.getRef());
+            refs.add((ActorRef<Void>) (ActorRef<?>) c.ref());
         }
         return Collections.unmodifiableList(refs);
     }
 
     @Override
     @SuppressWarnings("unchecked")
-    public Optional<ActorRef<Void>> getChild(String name) {
+    public Optional<ActorRef<Void>> child(String name) {
         final BehaviorTestKit<?> c = children.get(name);
-        return c == null ? Optional.empty() : Optional.of((ActorRef<Void>) (ActorRef<?>) c.getRef());
+        return c == null ? Optional.empty() : Optional.of((ActorRef<Void>) (ActorRef<?>) c.ref());
     }
 
     @Override
@@ -228,8 +226,8 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
         Objects.requireNonNull(adapter, "adapter");
         AdapterRef<U> ref = (AdapterRef<U>) adapters.get(messageClass);
         if (ref == null) {
-            ref = new AdapterRef<>(self.getRef().path().parent() == null ? self.getRef().path()
-                : self.getRef().path().parent().child(self.getRef().path().name() + "$adapter-" + messageClass.getSimpleName()));
+            ref = new AdapterRef<>(self.ref().path().parent() == null ? self.ref().path()
+                : self.ref().path().parent().child(self.ref().path().name() + "$adapter-" + messageClass.getSimpleName()));
             adapters.put(messageClass, ref);
         }
         ref.adapter = adapter;
@@ -242,7 +240,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
         Objects.requireNonNull(applyToResult, "applyToResult");
         future.whenComplete((value, failure) -> {
             final Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-            self.getRef().tell(applyToResult.apply(value, cause));
+            self.ref().tell(applyToResult.apply(value, cause));
         });
     }
 
@@ -255,11 +253,11 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("ask timeout must be positive: " + timeout);
         }
-        final ActorPath path = ActorPath.root(system.name()).child("temp").child("ask-" + (++asks) + "-of-" + self.getRef().path().name());
+        final ActorPath path = ActorPath.root(system.name()).child("temp").child("ask-" + (++asks) + "-of-" + self.ref().path().name());
         final ReplyRef<Req, Res> replyTo = new ReplyRef<>(path, resClass);
         final Req request = Objects.requireNonNull(createRequest.apply(replyTo), "the ask's request factory returned null");
         final Effect.AskInitiated<Req, Res, T> effect =
-            new Effect.AskInitiated<>(target, timeout, resClass, request, replyTo, applyToResponse, self.getRef());
+            new Effect.AskInitiated<>(target, timeout, resClass, request, replyTo, applyToResponse, self.ref());
         replyTo.effect = effect;
         kit.record(effect);
         target.tell(request);
@@ -267,51 +265,30 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
 
     @Override
     public String toString() {
-        return "ActorContext(" + self.getRef().path() + ", in a BehaviorTestKit)";
+        return "ActorContext(" + self.ref().path() + ", in a BehaviorTestKit)";
     }
 
     /** The ref of a message adapter: converts at once, into the self inbox. */
-    private final class AdapterRef<U> implements InternalActorRef<U> {
-        private final ActorPath path;
+    private final class AdapterRef<U> extends StubRef<U> {
         private volatile Function<U, T> adapter;
 
         AdapterRef(ActorPath path) {
-            this.path = path;
+            super("MessageAdapter", path, system);
         }
 
         @Override
         public void tell(U message) {
-            self.getRef().tell(adapter.apply(Objects.requireNonNull(message, "message")));
-        }
-
-        @Override
-        public ActorPath path() {
-            return path;
-        }
-
-        @Override
-        public ActorSystem system() {
-            return system;
-        }
-
-        @Override
-        public void sendSystem(SystemMessage message) {
-        }
-
-        @Override
-        public boolean isLocal() {
-            return true;
+            self.ref().tell(adapter.apply(Objects.requireNonNull(message, "message")));
         }
     }
 
     /** The reply-to ref of an ask: the first reply is converted into the self inbox. */
-    private final class ReplyRef<Req, Res> implements InternalActorRef<Res> {
-        private final ActorPath path;
+    private final class ReplyRef<Req, Res> extends StubRef<Res> {
         private final Class<Res> resClass;
         private Effect.AskInitiated<Req, Res, T> effect;
 
         ReplyRef(ActorPath path, Class<Res> resClass) {
-            this.path = path;
+            super("AskReply", path, system);
             this.resClass = resClass;
         }
 
@@ -319,32 +296,9 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
         public void tell(Res message) {
             Objects.requireNonNull(message, "message");
             final T converted = resClass.isInstance(message) ? effect.adaptResponse(message)
-                : applyFailure(new ClassCastException("the reply to an ask of " + effect.target().path() + " is a "
+                : effect.convert(null, new ClassCastException("the reply to an ask of " + effect.target().path() + " is a "
                     + message.getClass().getName() + ", not a " + resClass.getName()));
             effect.answer(converted);
-        }
-
-        private T applyFailure(Throwable failure) {
-            return effect.convert(null, failure);
-        }
-
-        @Override
-        public ActorPath path() {
-            return path;
-        }
-
-        @Override
-        public ActorSystem system() {
-            return system;
-        }
-
-        @Override
-        public void sendSystem(SystemMessage message) {
-        }
-
-        @Override
-        public boolean isLocal() {
-            return true;
         }
     }
 
@@ -372,7 +326,7 @@ final class StubbedContext<T> implements ActorContext<T>, BehaviorHost<T> {
             Objects.requireNonNull(msg, "msg");
             Objects.requireNonNull(delay, "delay");
             final boolean overriding = active.put(key, msg) != null;
-            kit.record(new Effect.TimerScheduled<>(key, msg, delay, mode, overriding, self.getRef()));
+            kit.record(new Effect.TimerScheduled<>(key, msg, delay, mode, overriding, self.ref()));
         }
 
         @Override

@@ -3,8 +3,6 @@ package dev.troupe.actor.testkit;
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
-import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.spi.SystemMessage;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A ref that keeps what it is told, for synchronous tests with {@link BehaviorTestKit}: hand
- * {@link #getRef()} to the behavior under test, run it, then look at what arrived. Nothing waits
+ * {@link #ref()} to the behavior under test, run it, then look at what arrived. Nothing waits
  * here: a message is in the inbox once the behavior told it (for asynchronous tests against a
  * running system, use a {@link TestProbe}). A behavior test kit's {@link BehaviorTestKit#selfInbox()
  * self inbox} and its {@link BehaviorTestKit#childInbox children} are inboxes too.
@@ -57,11 +55,6 @@ public final class TestInbox<T> {
      */
     static <T> TestInbox<T> at(ActorPath path, ActorSystem system) {
         return new TestInbox<>(path, system);
-    }
-
-    /** @return the ref to hand to the behavior under test */
-    public ActorRef<T> getRef() {
-        return ref;
     }
 
     /** @return the ref to hand to the behavior under test */
@@ -110,7 +103,7 @@ public final class TestInbox<T> {
     }
 
     /** @return every message waiting, oldest first, removed */
-    public List<T> getAllReceived() {
+    public List<T> allReceived() {
         final List<T> out = new ArrayList<>();
         T m;
         while ((m = messages.poll()) != null) {
@@ -134,43 +127,14 @@ public final class TestInbox<T> {
     }
 
     /** The inbox's ref: a ref of the runtime's kind, so it can be watched and asked. */
-    private final class InboxRef implements InternalActorRef<T> {
-        private final ActorPath path;
-        private final ActorSystem system;
-
+    private final class InboxRef extends StubRef<T> {
         InboxRef(ActorPath path, ActorSystem system) {
-            this.path = path;
-            this.system = system;
+            super("TestInbox", path, system);
         }
 
         @Override
         public void tell(T message) {
             messages.add(Objects.requireNonNull(message, "message"));
-        }
-
-        @Override
-        public ActorPath path() {
-            return path;
-        }
-
-        @Override
-        public ActorSystem system() {
-            return system;
-        }
-
-        @Override
-        public void sendSystem(SystemMessage message) {
-            // an inbox is not an actor: a watch of it never fires, as a watch of an actor that never stops
-        }
-
-        @Override
-        public boolean isLocal() {
-            return true;
-        }
-
-        @Override
-        public String toString() {
-            return "TestInbox(" + path + ")";
         }
     }
 }

@@ -79,11 +79,6 @@ public final class TestProbe<T> {
         return ref;
     }
 
-    /** @return the ref to hand to actors */
-    public ActorRef<T> getRef() {
-        return ref;
-    }
-
     /**
      * @param expected the message expected next, compared with equals
      * @return the message
@@ -220,7 +215,7 @@ public final class TestProbe<T> {
             if (m == null) {
                 throw new AssertionError("timeout (" + timeout + ") while waiting for " + actor.path() + " to terminate");
             }
-            if (m instanceof Terminated && ((Terminated) m).getRef().equals(actor)) {
+            if (m instanceof Terminated && ((Terminated) m).ref().equals(actor)) {
                 return;
             }
             if (!(m instanceof Terminated)) {
@@ -239,7 +234,7 @@ public final class TestProbe<T> {
      * @param assertion throws (an {@link AssertionError} or any other exception) while the condition does not hold
      */
     public void awaitAssert(Duration max, Runnable assertion) {
-        Await.awaitAssert(max, assertion);
+        ActorTestKit.awaitAssert(max, assertion);
     }
 
     /**
@@ -248,7 +243,7 @@ public final class TestProbe<T> {
      * @param assertion throws while the condition does not hold
      */
     public void awaitAssert(Runnable assertion) {
-        Await.awaitAssert(DEFAULT_TIMEOUT, assertion);
+        ActorTestKit.awaitAssert(DEFAULT_TIMEOUT, assertion);
     }
 
     private Object poll(Duration timeout) {
@@ -265,11 +260,9 @@ public final class TestProbe<T> {
         return system;
     }
 
-    private final class ProbeRef implements InternalActorRef<T>, SystemMessageHandler {
-        private final ActorPath path;
-
+    private final class ProbeRef extends StubRef<T> implements SystemMessageHandler {
         ProbeRef(ActorPath path) {
-            this.path = path;
+            super("TestProbe", path, system);
         }
 
         @Override
@@ -277,11 +270,7 @@ public final class TestProbe<T> {
             queue.add(Objects.requireNonNull(message, "message"));
         }
 
-        @Override
-        public ActorPath path() {
-            return path;
-        }
-
+        /** A probe is watchable: a watched actor's death arrives as a {@link Terminated}. */
         @Override
         public void sendSystem(SystemMessage message) {
             message.dispatch(this);
@@ -300,21 +289,6 @@ public final class TestProbe<T> {
 
         @Override
         public void onUnwatch(Unwatch unwatch) {
-        }
-
-        @Override
-        public boolean isLocal() {
-            return true;
-        }
-
-        @Override
-        public ActorSystem system() {
-            return system;
-        }
-
-        @Override
-        public String toString() {
-            return "TestProbe(" + path + ")";
         }
     }
 }

@@ -54,11 +54,11 @@ class BehaviorTestKitTest {
                 return Behaviors.same();
             })
             .onMessage(ToWorker.class, m -> {
-                ctx.getChild(m.name()).orElseThrow().<String>unsafeUpcast().tell(m.work());
+                ctx.child(m.name()).orElseThrow().<String>unsafeUpcast().tell(m.work());
                 return Behaviors.same();
             })
             .onMessage(StopWorker.class, m -> {
-                ctx.stop(ctx.getChild(m.name()).orElseThrow());
+                ctx.stop(ctx.child(m.name()).orElseThrow());
                 return Behaviors.same();
             })
             .onMessage(Shutdown.class, m -> Behaviors.stopped())
@@ -80,7 +80,7 @@ class BehaviorTestKitTest {
         // the setup ran when the kit was made, with no effect
         assertThat(kit.hasEffects()).isFalse();
 
-        kit.run(new StartWorker("w1", replies.getRef()));
+        kit.run(new StartWorker("w1", replies.ref()));
         final Effect.Spawned<?> spawned = kit.expectEffectClass(Effect.Spawned.class);
         assertThat(spawned.childName()).isEqualTo("w1");
         assertThat(spawned.props()).isEqualTo(Props.empty());
@@ -137,7 +137,7 @@ class BehaviorTestKitTest {
         assertThat(kit.isAlive()).isTrue();
         assertThat(BehaviorTestKit.system().deadLetters().total()).isEqualTo(before + 1);
         final TestInbox<String> other = TestInbox.create();
-        assertThatThrownBy(() -> kit.signal(new Terminated(other.getRef().unsafeUpcast()))).isInstanceOf(DeathPactException.class);
+        assertThatThrownBy(() -> kit.signal(new Terminated(other.ref().unsafeUpcast()))).isInstanceOf(DeathPactException.class);
     }
 
     @Test
@@ -159,13 +159,13 @@ class BehaviorTestKitTest {
             .build());
         final BehaviorTestKit<Command> kit = BehaviorTestKit.create(busy);
         final TestInbox<String> replies = TestInbox.create();
-        kit.run(new Ping(replies.getRef()));
+        kit.run(new Ping(replies.ref()));
         replies.expectMessage("busy");
         assertThat(kit.selfInbox().hasMessages()).isTrue();
         kit.runOne();
         assertThat(kit.returnedBehavior()).isSameAs(calm);
         assertThat(kit.currentBehavior()).isSameAs(calm);
-        kit.run(new Ping(replies.getRef()));
+        kit.run(new Ping(replies.ref()));
         replies.expectMessage("calm");
         assertThatThrownBy(kit::runOne).isInstanceOf(AssertionError.class).hasMessageContaining("no message in the self inbox");
     }
@@ -219,7 +219,7 @@ class BehaviorTestKitTest {
         final TestInbox<GetStock> inventory = TestInbox.create("inventory");
         final BehaviorTestKit<Object> kit = BehaviorTestKit.create(Behaviors.receive((ctx, m) -> {
             if (m.equals("ask")) {
-                ctx.ask(Stock.class, inventory.getRef(), Duration.ofSeconds(3), GetStock::new,
+                ctx.ask(Stock.class, inventory.ref(), Duration.ofSeconds(3), GetStock::new,
                     (stock, failure) -> new StockKnown(stock == null ? null : stock.free(), failure == null ? null : failure.getClass().getSimpleName()));
             }
             return Behaviors.same();
@@ -227,7 +227,7 @@ class BehaviorTestKitTest {
         kit.run("ask");
         @SuppressWarnings("unchecked")
         final Effect.AskInitiated<GetStock, Stock, Object> ask = kit.expectEffectClass(Effect.AskInitiated.class);
-        assertThat(ask.target()).isEqualTo(inventory.getRef());
+        assertThat(ask.target()).isEqualTo(inventory.ref());
         assertThat(ask.responseTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(ask.responseClass()).isEqualTo(Stock.class);
         // the request went to the target, carrying the reply-to ref
@@ -253,12 +253,12 @@ class BehaviorTestKitTest {
         final Behavior<String> stashing = Behaviors.withStash(10, stash -> Behaviors.setup(ctx -> {
             final ActorRef<Integer> numbers = ctx.messageAdapter(Integer.class, n -> "number " + n);
             ctx.pipeToSelf(future, (v, e) -> "piped " + v);
-            out.getRef().tell(numbers.path().name());
+            out.ref().tell(numbers.path().name());
             // stash until "open", then process in order
             return Behaviors.receive((c, m) -> {
                 if (m.equals("open")) {
                     return stash.unstashAll(Behaviors.receiveMessage(x -> {
-                        out.getRef().tell(x);
+                        out.ref().tell(x);
                         return Behaviors.same();
                     }));
                 }
@@ -278,7 +278,7 @@ class BehaviorTestKitTest {
         kit.runOne();
         kit.runOne();
         kit.run("open");
-        assertThat(out.getAllReceived()).containsExactly("number 42", "piped 5");
+        assertThat(out.allReceived()).containsExactly("number 42", "piped 5");
     }
 
     @Test
@@ -294,17 +294,17 @@ class BehaviorTestKitTest {
         final TestInbox<String> other = TestInbox.create();
         final List<String> loggerNames = new ArrayList<>();
         final BehaviorTestKit<String> kit = BehaviorTestKit.create(Behaviors.receive((ctx, m) -> {
-            ctx.watch(other.getRef());
-            ctx.watchWith(other.getRef(), "gone");
-            ctx.unwatch(other.getRef());
+            ctx.watch(other.ref());
+            ctx.watchWith(other.ref(), "gone");
+            ctx.unwatch(other.ref());
             loggerNames.add(ctx.log().getName());
             return Behaviors.same();
         }));
         kit.run("go");
-        kit.expectEffect(Effects.watched(other.getRef()));
-        kit.expectEffect(Effects.watchedWith(other.getRef(), "gone"));
-        kit.expectEffect(Effects.unwatched(other.getRef()));
+        kit.expectEffect(Effects.watched(other.ref()));
+        kit.expectEffect(Effects.watchedWith(other.ref(), "gone"));
+        kit.expectEffect(Effects.unwatched(other.ref()));
         assertThat(loggerNames).containsExactly(BehaviorTestKitTest.class.getName());
-        assertThat(kit.getRef().path().toString()).isEqualTo("troupe://behavior-testkit/testkit/testkit");
+        assertThat(kit.ref().path().toString()).isEqualTo("troupe://behavior-testkit/testkit/testkit");
     }
 }

@@ -7,9 +7,9 @@ import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.metrics.SystemMetrics;
 import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.MessageContext;
-import dev.troupe.actor.MessageInstrumentation;
 import dev.troupe.actor.spi.SystemMessage;
+import dev.troupe.actor.spi.instrumentation.MessageContext;
+import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

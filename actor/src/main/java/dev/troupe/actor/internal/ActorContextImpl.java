@@ -127,14 +127,14 @@ final class ActorContextImpl<T> implements ActorContext<T>, BehaviorHost<T> {
     }
 
     @Override
-    public Collection<ActorRef<Void>> getChildren() {
+    public Collection<ActorRef<Void>> children() {
         final Children c = cell.childrenOrNull();
         return c == null ? List.of() : c.live();
     }
 
     @Override
     @SuppressWarnings("unchecked")
-    public Optional<ActorRef<Void>> getChild(String name) {
+    public Optional<ActorRef<Void>> child(String name) {
         final Children children = cell.childrenOrNull();
         final ActorCell<?> c = children == null ? null : children.live(name);
         return c == null ? Optional.empty() : Optional.of((ActorRef<Void>) (ActorRef<?>) c);

@@ -1,10 +1,10 @@
 package dev.troupe.actor.internal;
 
 import dev.troupe.actor.Behavior;
+import dev.troupe.actor.spi.ThreadAllocation;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.lang.management.ManagementFactory;
 
 /**
  * The allocation of one dispatcher thread's sampled turns, by (behavior class, message class):
@@ -23,7 +23,7 @@ import java.lang.management.ManagementFactory;
 final class AllocationTable {
 
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Entry[].class);
-    static final com.sun.management.ThreadMXBean THREADS = threadBean();
+    static final com.sun.management.ThreadMXBean THREADS = ThreadAllocation.threadBean();
     private static final int PAIRS = dev.troupe.actor.metrics.AllocationMetrics.MAX_PAIRS_PER_THREAD;
     private static final int MASK = 2 * PAIRS - 1;
 
@@ -179,24 +179,5 @@ final class AllocationTable {
         long turns() {
             return (long) TURNS.getAcquire(this);
         }
-    }
-
-    /** @return the JVM's thread bean if it measures per-thread allocation (turned on), else null */
-    static com.sun.management.ThreadMXBean threadBean() {
-        try {
-            final java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-            if (bean instanceof com.sun.management.ThreadMXBean) {
-                final com.sun.management.ThreadMXBean sun = (com.sun.management.ThreadMXBean) bean;
-                if (sun.isThreadAllocatedMemorySupported()) {
-                    if (!sun.isThreadAllocatedMemoryEnabled()) {
-                        sun.setThreadAllocatedMemoryEnabled(true);
-                    }
-                    return sun;
-                }
-            }
-        } catch (RuntimeException | LinkageError e) {
-            // not a HotSpot-style JVM: no attribution
-        }
-        return null;
     }
 }

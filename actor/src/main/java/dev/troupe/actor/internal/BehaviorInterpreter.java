@@ -107,7 +107,7 @@ class BehaviorInterpreter<T> implements BehaviorDriver<T> {
         checkAlive();
         final Behavior<T> b = behavior;
         final Behavior<T> next = handleSignal(b, signal);
-        proceed(b, next, signal, signal instanceof Terminated ? ((Terminated) signal).getRef() : null);
+        proceed(b, next, signal, signal instanceof Terminated ? ((Terminated) signal).ref() : null);
         return next;
     }
 

@@ -2,9 +2,9 @@ package dev.troupe.actor.internal;
 
 import dev.troupe.actor.DispatcherSettings;
 import dev.troupe.actor.metrics.DispatcherMetrics;
+import dev.troupe.actor.spi.ThreadAllocation;
 import org.jctools.queues.MpmcUnboundedXaddArrayQueue;
 
-import java.lang.management.ManagementFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -24,7 +24,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class PlatformDispatcher extends Dispatcher {
 
-    private static final com.sun.management.ThreadMXBean THREADS = threadBean();
+    private static final com.sun.management.ThreadMXBean THREADS = ThreadAllocation.threadBean();
 
     final int idleSpins;
     final int idleYields;
@@ -252,23 +252,6 @@ public final class PlatformDispatcher extends Dispatcher {
         return sum;
     }
 
-    private static com.sun.management.ThreadMXBean threadBean() {
-        try {
-            final java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-            if (bean instanceof com.sun.management.ThreadMXBean) {
-                final com.sun.management.ThreadMXBean sun = (com.sun.management.ThreadMXBean) bean;
-                if (sun.isThreadAllocatedMemorySupported()) {
-                    if (!sun.isThreadAllocatedMemoryEnabled()) {
-                        sun.setThreadAllocatedMemoryEnabled(true);
-                    }
-                    return sun;
-                }
-            }
-        } catch (RuntimeException | LinkageError e) {
-            // not a HotSpot-style JVM: allocation metrics report -1
-        }
-        return null;
-    }
 
     @Override
     public String toString() {

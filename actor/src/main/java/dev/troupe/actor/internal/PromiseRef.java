@@ -7,10 +7,10 @@ import dev.troupe.actor.AskTimeoutException;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.DeathWatchNotification;
 import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.MessageInstrumentation;
 import dev.troupe.actor.spi.PendingAsk;
 import dev.troupe.actor.spi.SystemMessage;
 import dev.troupe.actor.spi.Watch;
+import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -12,7 +12,7 @@ import dev.troupe.actor.spi.BehaviorDriver;
 import dev.troupe.actor.spi.BehaviorHost;
 import dev.troupe.actor.spi.Cancellable;
 import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.MessageInstrumentation;
+import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

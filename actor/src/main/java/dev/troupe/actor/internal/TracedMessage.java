@@ -1,7 +1,7 @@
 package dev.troupe.actor.internal;
 
-import dev.troupe.actor.MessageContext;
-import dev.troupe.actor.MessageInstrumentation;
+import dev.troupe.actor.spi.instrumentation.MessageContext;
+import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
 
 /**
  * A user message with the {@link MessageContext} its sender's instrumentation gave it: the

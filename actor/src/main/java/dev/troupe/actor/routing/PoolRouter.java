@@ -9,6 +9,11 @@ import dev.troupe.actor.Props;
 import dev.troupe.actor.Signal;
 import dev.troupe.actor.SupervisorStrategy;
 import dev.troupe.actor.Terminated;
+import dev.troupe.actor.spi.routing.ConsistentHashingRoutingLogic;
+import dev.troupe.actor.spi.routing.RandomRoutingLogic;
+import dev.troupe.actor.spi.routing.RoundRobinRoutingLogic;
+import dev.troupe.actor.spi.routing.RouterCore;
+import dev.troupe.actor.spi.routing.RoutingLogic;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -192,7 +197,7 @@ public final class PoolRouter<T> extends ExtensibleBehavior<T> {
             if (!(signal instanceof Terminated)) {
                 return Behaviors.same();
             }
-            final ActorRef<Void> gone = ((Terminated) signal).getRef();
+            final ActorRef<Void> gone = ((Terminated) signal).ref();
             for (int i = 0; i < slots.size(); i++) {
                 final ActorRef<T> r = slots.get(i);
                 if (r != null && r.equals(gone)) {

@@ -4,7 +4,7 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.DeadLetterReason;
-import dev.troupe.actor.MessageInstrumentation;
+import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
 
 import java.time.Duration;
 

@@ -1,8 +1,8 @@
 package dev.troupe.actor.spi;
 
 import dev.troupe.actor.ActorRef;
-import dev.troupe.actor.MessageContext;
 import dev.troupe.actor.ActorSystem;
+import dev.troupe.actor.spi.instrumentation.MessageContext;
 
 /**
  * The runtime's view of a ref: besides user messages it takes system messages (watch,
@@ -73,7 +73,7 @@ public interface InternalActorRef<T> extends ActorRef<T> {
     /**
      * Tells a message that carries a {@link MessageContext} already (a transport delivering a
      * message whose frame had propagation headers): a local actor processes it inside the
-     * context, without calling {@link dev.troupe.actor.MessageInstrumentation#onSend} again. Refs that keep no
+     * context, without calling {@link dev.troupe.actor.spi.instrumentation.MessageInstrumentation#onSend} again. Refs that keep no
      * context (temporary refs, probes, remote refs) just tell the message.
      *
      * @param message the message

@@ -24,6 +24,11 @@
  *       runtime's behavior interpreter, driven synchronously for a host that is not one of its
  *       actors (the test kit's {@code BehaviorTestKit}), so a behavior under test is interpreted
  *       by the same code as in production.</li>
+ *   <li>{@link dev.troupe.actor.spi.ThreadAllocation}: the JVM's per-thread allocation counter, looked
+ *       up once for the dispatchers and a transport's I/O threads.</li>
+ *   <li>{@code dev.troupe.actor.spi.routing}: what routers are built on (the runtime's pools, the
+ *       cluster's groups).</li>
+ *   <li>{@code dev.troupe.actor.spi.instrumentation}: the hooks of tracing and observation libraries.</li>
  * </ul>
  *
  * <p>Types here may change between minor versions together with the modules that use them;

@@ -31,11 +31,13 @@ class ActorArchitectureTest {
 
     @ArchTest
     static final ArchRule apiSignaturesHideInternals = TroupeArchitecture.publicSignaturesHideInternals(
-        "dev.troupe.actor", "dev.troupe.actor.metrics", "dev.troupe.actor.spi", "dev.troupe.actor.testkit");
+        "dev.troupe.actor", "dev.troupe.actor.metrics", "dev.troupe.actor.spi", "dev.troupe.actor.spi.instrumentation",
+        "dev.troupe.actor.testkit");
 
     @ArchTest
     static final ArchRule apiTypesHideInternals = TroupeArchitecture.publicTypesHideInternals(
-        "dev.troupe.actor", "dev.troupe.actor.metrics", "dev.troupe.actor.spi", "dev.troupe.actor.testkit");
+        "dev.troupe.actor", "dev.troupe.actor.metrics", "dev.troupe.actor.spi", "dev.troupe.actor.spi.instrumentation",
+        "dev.troupe.actor.testkit");
 
     /** The SPI is what siblings build on: it must not lean on the runtime's internals itself. */
     @ArchTest

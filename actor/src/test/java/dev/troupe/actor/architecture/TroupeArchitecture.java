@@ -32,7 +32,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  *   <li>{@link #internalsStayInTheirModule()}: no class uses another module's {@code internal}
  *       package; siblings of the actor runtime go through {@code dev.troupe.actor.spi}.</li>
  *   <li>{@link #noPackageCycles()}: no dependency cycle between packages, except that a module's
- *       public API package may construct its own runtime.</li>
+ *       public API package may construct its own runtime (and the actor settings name the
+ *       instrumentation SPI they install).</li>
  *   <li>{@link #independentOf}: a module stays free of the frameworks it must not depend on.</li>
  *   <li>{@link #publicSignaturesHideInternals}: public and protected members of the public
  *       types of API and SPI packages never name an {@code internal} type.</li>
@@ -74,6 +75,9 @@ public final class TroupeArchitecture {
         }).because("siblings use a module's public API or its SPI (dev.troupe.actor.spi), never its internals");
     }
 
+    /** The one SPI package the runtime's API names: {@code ActorSystemSettings} installs its hooks. */
+    private static final String INSTRUMENTATION_SPI = "dev.troupe.actor.spi.instrumentation";
+
     /** Troupe's modules, by root package. */
     private static final String[] MODULES = {"dev.troupe.actor", "dev.troupe.remote", "dev.troupe.cluster", "dev.troupe.spring",
         "dev.troupe.benchmarks", "dev.troupe.fixturelib"};
@@ -82,9 +86,11 @@ public final class TroupeArchitecture {
      * No cycles between the production packages below {@code dev.troupe}, with one kind of edge
      * left out: a module's root package (its entry points, such as {@code ActorSystem.create},
      * {@code Behaviors.setup}, {@code ActorSystem.metrics()}, {@code RemoteTransport.start}) using
-     * its own runtime ({@code internal}) and the views it hands out ({@code metrics}). Every other
-     * edge counts: the runtime may depend on the API and the SPI, the SPI on the API only and
-     * never on the runtime, the views never on the runtime, and nothing on the test kit.
+     * its own runtime ({@code internal}) and the views it hands out ({@code metrics}); and one edge
+     * more, the actor API's settings naming the instrumentation SPI they install
+     * ({@code ActorSystemSettings.Builder.instrumentation}). Every other edge counts: the runtime
+     * may depend on the API and the SPI, the SPI on the API only and never on the runtime, the
+     * views never on the runtime, and nothing on the test kit.
      *
      * <p>Check it on {@link #production(JavaClasses)}: tests live in the packages they test and
      * use the test kit, which is no cycle of the design.
@@ -97,7 +103,9 @@ public final class TroupeArchitecture {
             rule = rule.ignoreDependency(JavaClass.Predicates.resideInAPackage(module),
                 JavaClass.Predicates.resideInAnyPackage(module + ".internal..", module + ".metrics.."));
         }
-        return rule;
+        // the settings name the instrumentation they install, as java.nio.file's FileSystem names its provider
+        return rule.ignoreDependency(JavaClass.Predicates.resideInAPackage("dev.troupe.actor"),
+            JavaClass.Predicates.resideInAPackage(INSTRUMENTATION_SPI));
     }
 
     /**

@@ -65,7 +65,7 @@ public final class Orders {
 
         @Override
         public Receive<Log> createReceive() {
-            return newReceiveBuilder().onMessage(Log.class, m -> logging(getContext(), m)).build();
+            return newReceiveBuilder().onMessage(Log.class, m -> logging(context(), m)).build();
         }
     }
 }

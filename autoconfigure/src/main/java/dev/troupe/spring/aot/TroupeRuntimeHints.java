@@ -18,7 +18,7 @@ import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegi
  * records the {@code troupe} endpoint answers with (serialized by Jackson). The message types of
  * actor and remote-ref beans are registered per application by {@link TroupeMessageTypesAotProcessor}.
  */
-public class TroupeRuntimeHints implements RuntimeHintsRegistrar {
+class TroupeRuntimeHints implements RuntimeHintsRegistrar {
 
     /** Instantiated reflectively from META-INF/spring.factories. */
     static final String[] FACTORIES = {

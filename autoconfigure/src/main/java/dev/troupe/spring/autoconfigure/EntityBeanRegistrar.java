@@ -43,7 +43,7 @@ import java.util.function.Function;
  * cannot be made, {@code @TroupeEntity} on a method that is not a {@code @Bean} method. An entity
  * bean without the cluster fails naming {@code troupe.cluster.enabled}.
  */
-public class EntityBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
+class EntityBeanRegistrar implements BeanDefinitionRegistryPostProcessor {
 
     /** Suffix of the factory bean's name after the behavior factory bean's name. */
     public static final String REF_FACTORY_SUFFIX = "RefFactory";

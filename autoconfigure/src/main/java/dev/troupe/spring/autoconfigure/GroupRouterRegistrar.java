@@ -26,7 +26,7 @@ import java.util.Map;
  * (and {@code @Qualifier("<name>")}). Cluster-wide once the cluster runs, this node's own
  * registrations otherwise. An invalid entry fails startup here, naming its property.
  */
-public class GroupRouterRegistrar implements BeanDefinitionRegistryPostProcessor, EnvironmentAware {
+class GroupRouterRegistrar implements BeanDefinitionRegistryPostProcessor, EnvironmentAware {
 
     private Environment environment;
 

@@ -16,6 +16,11 @@ import java.util.Map;
  * The remote transport, under {@code troupe.remote.*}. Off unless
  * {@code troupe.remote.enabled=true}; then a secret (or an SSL bundle for mutual TLS) is
  * required unless {@code troupe.remote.insecure=true} says otherwise.
+ *
+ * <p>The field defaults repeat {@code RemoteSettings}' on purpose: the configuration processor
+ * reads them from the initializers into the metadata (what an IDE shows), which it cannot do
+ * from another class. {@code TroupeRemotePropertiesTests.defaultsShouldBeTheLibrarysDefaults}
+ * keeps the two equal.
  */
 @ConfigurationProperties("troupe.remote")
 public class TroupeRemoteProperties implements Validator {

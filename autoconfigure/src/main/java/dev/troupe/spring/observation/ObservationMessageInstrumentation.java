@@ -2,8 +2,8 @@ package dev.troupe.spring.observation;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.spi.InternalActorRef;
-import dev.troupe.actor.MessageContext;
-import dev.troupe.actor.MessageInstrumentation;
+import dev.troupe.actor.spi.instrumentation.MessageContext;
+import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 

@@ -1,7 +1,7 @@
 package dev.troupe.spring.observation;
 
 import dev.troupe.actor.ActorRef;
-import dev.troupe.actor.MessageContext;
+import dev.troupe.actor.spi.instrumentation.MessageContext;
 import io.micrometer.observation.transport.Kind;
 import io.micrometer.observation.transport.SenderContext;
 

@@ -133,7 +133,7 @@ class TroupeEndpointAutoConfigurationTests {
     }
 
     private static void waitForMailbox(TroupeEndpoint endpoint, int size) {
-        dev.troupe.spring.Await.until("largest mailbox holds " + size, () -> {
+        dev.troupe.testsupport.Await.until("largest mailbox holds " + size, () -> {
             final var top = endpoint.report().largestMailboxes();
             return !top.isEmpty() && top.get(0).size() == size;
         });

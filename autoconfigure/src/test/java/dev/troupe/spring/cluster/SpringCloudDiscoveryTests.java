@@ -60,7 +60,7 @@ class SpringCloudDiscoveryTests {
     }
 
     static void await(String what, BooleanSupplier condition) {
-        dev.troupe.spring.Await.until(what, java.time.Duration.ofSeconds(30), condition);
+        dev.troupe.testsupport.Await.until(what, java.time.Duration.ofSeconds(30), condition);
     }
 
     final ApplicationContextRunner simple = new ApplicationContextRunner()

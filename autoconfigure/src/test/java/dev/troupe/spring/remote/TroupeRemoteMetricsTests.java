@@ -92,6 +92,6 @@ class TroupeRemoteMetricsTests {
     }
 
     private static void await(BooleanSupplier condition) {
-        dev.troupe.spring.Await.until("condition", Duration.ofSeconds(20), condition);
+        dev.troupe.testsupport.Await.until("condition", Duration.ofSeconds(20), condition);
     }
 }

@@ -37,6 +37,9 @@ import java.util.stream.StreamSupport;
  * {@code Routers.group(key)} (its default, random) on the first, asked with
  * {@code AskPattern.ask}. Work and its answer have a binary serializer (Artery's zero-copy
  * {@link ByteBufferSerializer}); Java serialization is off. Cluster settings are Pekko's defaults.
+ *
+ * <p>Mirrors {@code dev.troupe.benchmarks.cluster.TroupeRouterRig} step for step, on purpose: both
+ * systems run the same scenario, so a difference in the numbers is the systems', not the rigs'.
  */
 final class PekkoRouterRig implements RouterRig {
 

@@ -33,6 +33,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * through static discovery of the three, a worker registered under one service key on each, and
  * {@code Routers.group(key)} (round robin) on the first, asked with {@code AskPattern.ask}. Work
  * and its answer have binary serializers (8 bytes and a ref; 8 bytes and a node index).
+ *
+ * <p>Mirrors {@code dev.troupe.benchmarks.cluster.PekkoRouterRig} step for step, on purpose: both
+ * systems run the same scenario, so a difference in the numbers is the systems', not the rigs'.
  */
 final class TroupeRouterRig implements RouterRig {
 

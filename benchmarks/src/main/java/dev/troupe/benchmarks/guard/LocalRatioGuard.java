@@ -64,7 +64,9 @@ public final class LocalRatioGuard {
 
         final List<AutoCloseable> open = new ArrayList<>();
         try {
-            final Runnable build = buildJar == null ? rigOnClassPath() : rigIn(Path.of(buildJar), open);
+            // This build's runtime is loaded the same way as the reference's (a class loader of its
+            // own, the rig's classes in it too), so that the two sides differ in nothing but the code.
+            final Runnable build = rigIn(buildJar == null ? runtimeOnClassPath() : Path.of(buildJar), open);
             final Runnable reference = rigIn(Path.of(referenceJar), open);
             final PingPongRig pekkoRig = withPekko ? new PekkoPingPongRig(1, Scenario.PLAIN, PekkoSystems.DEFAULT) : null;
             if (pekkoRig != null) {
@@ -130,10 +132,9 @@ public final class LocalRatioGuard {
         System.exit(0);
     }
 
-    /** The one-pair rig of the runtime on the class path. */
-    private static Runnable rigOnClassPath() {
-        final PingPongRig rig = TroupePingPongRig.withDefaults(1, Scenario.PLAIN);
-        return rig::runBatch;
+    /** @return where the runtime on the class path comes from: its jar, or its classes directory */
+    private static Path runtimeOnClassPath() throws Exception {
+        return Path.of(dev.troupe.actor.ActorSystem.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     }
 
     /**
@@ -142,8 +143,8 @@ public final class LocalRatioGuard {
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static Runnable rigIn(Path actorJar, List<AutoCloseable> open) throws Exception {
-        if (!actorJar.toFile().isFile()) {
-            throw new IllegalArgumentException("no such jar: " + actorJar);
+        if (!actorJar.toFile().exists()) {
+            throw new IllegalArgumentException("no such jar or directory: " + actorJar);
         }
         final URL rigClasses = LocalRatioGuard.class.getProtectionDomain().getCodeSource().getLocation();
         final ChildFirst loader = new ChildFirst(new URL[] {actorJar.toUri().toURL(), rigClasses}, LocalRatioGuard.class.getClassLoader());

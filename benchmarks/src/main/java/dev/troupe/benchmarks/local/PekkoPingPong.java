@@ -23,6 +23,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * Ping-pong with a pre-allocated message on Pekko. One JMH operation is one message: an invocation plays a batch of
  * {@link PingPongRig#MESSAGES_PER_BATCH} messages over all pairs and waits for it, so the
  * score is messages per second and {@code gc.alloc.rate.norm} is bytes per message.
+ *
+ * <p>Mirrors {@code dev.troupe.benchmarks.local.TroupePingPong} step for step, on purpose: both
+ * systems run the same scenario, so a difference in the numbers is the systems', not the rigs'.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)

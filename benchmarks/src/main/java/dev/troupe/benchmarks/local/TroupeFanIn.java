@@ -24,6 +24,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * invocation tells {@link FanInRig#MESSAGES_PER_BATCH} messages from the calling thread and waits
  * until the actor has processed them, so the score (summed over the threads) is messages per
  * second and {@code gc.alloc.rate.norm} is bytes per message.
+ *
+ * <p>Mirrors {@code dev.troupe.benchmarks.local.PekkoFanIn} step for step, on purpose: both systems
+ * run the same scenario, so a difference in the numbers is the systems', not the rigs'.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)

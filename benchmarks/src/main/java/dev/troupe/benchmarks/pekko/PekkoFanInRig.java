@@ -12,7 +12,12 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 
-/** One fan-in target on Apache Pekko typed, on its default dispatcher. */
+/**
+ * One fan-in target on Apache Pekko typed, on its default dispatcher.
+ *
+ * <p>Mirrors {@code dev.troupe.benchmarks.troupe.TroupeFanInRig} step for step, on purpose: both
+ * systems run the same scenario, so a difference in the numbers is the systems', not the rigs'.
+ */
 public final class PekkoFanInRig implements FanInRig {
 
     private final ActorSystem<Void> system;

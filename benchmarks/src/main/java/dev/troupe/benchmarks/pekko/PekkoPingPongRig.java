@@ -9,7 +9,12 @@ import dev.troupe.benchmarks.common.Start;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 
-/** Ping-pong pairs on Apache Pekko typed, on its default dispatcher. */
+/**
+ * Ping-pong pairs on Apache Pekko typed, on its default dispatcher.
+ *
+ * <p>Mirrors {@code dev.troupe.benchmarks.troupe.TroupePingPongRig} step for step, on purpose: both
+ * systems run the same scenario, so a difference in the numbers is the systems', not the rigs'.
+ */
 public final class PekkoPingPongRig implements PingPongRig {
 
     private final ActorSystem<Void> system;

@@ -24,6 +24,9 @@ import java.util.concurrent.TimeUnit;
  * Pekko 1.7.0 Artery TCP in the MaxThroughputSpec shape: byte-array payloads (Pekko's built-in
  * ByteArraySerializer), a binary flow-control message carrying the sender's ref, typed actors,
  * Java serialization off.
+ *
+ * <p>Mirrors {@code dev.troupe.benchmarks.remote.TroupeOneWayRig} step for step, on purpose: both
+ * systems run the same scenario, so a difference in the numbers is the systems', not the rigs'.
  */
 final class PekkoOneWayRig implements OneWayRig {
 

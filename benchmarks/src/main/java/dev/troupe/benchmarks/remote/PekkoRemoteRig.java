@@ -26,6 +26,9 @@ import java.util.concurrent.locks.LockSupport;
  * Apache Pekko 1.7.0 typed with Artery TCP: the same scenario and message, serialized by a
  * binary {@link SerializerWithStringManifest} that also implements Artery's zero-copy
  * {@link ByteBufferSerializer} (the efficient path Pekko offers); Java serialization is off.
+ *
+ * <p>Mirrors {@code dev.troupe.benchmarks.remote.TroupeRemoteRig} step for step, on purpose: both
+ * systems run the same scenario, so a difference in the numbers is the systems', not the rigs'.
  */
 final class PekkoRemoteRig implements Rig {
 

@@ -23,6 +23,9 @@ import java.util.concurrent.TimeUnit;
  * other; payloads are {@code byte[]} (the built-in serializer), the flow-control message carries
  * the sender's ref. The outbound buffer is 8 MiB so three bursts of 1 KB payloads from four
  * senders fit in it (the spec sizes its bursts to Artery's send queue the same way).
+ *
+ * <p>Mirrors {@code dev.troupe.benchmarks.remote.PekkoOneWayRig} step for step, on purpose: both
+ * systems run the same scenario, so a difference in the numbers is the systems', not the rigs'.
  */
 final class TroupeOneWayRig implements OneWayRig {
 

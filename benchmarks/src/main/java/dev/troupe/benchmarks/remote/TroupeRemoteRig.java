@@ -22,7 +22,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-/** Troupe: two systems in this JVM, each with its remote transport, over loopback TCP. */
+/**
+ * Troupe: two systems in this JVM, each with its remote transport, over loopback TCP.
+ *
+ * <p>Mirrors {@code dev.troupe.benchmarks.remote.PekkoRemoteRig} step for step, on purpose: both
+ * systems run the same scenario, so a difference in the numbers is the systems', not the rigs'.
+ */
 final class TroupeRemoteRig implements Rig {
 
     /** The ping: a sequence number (or intended send time) and the ref to reply to. 29-byte frame. */

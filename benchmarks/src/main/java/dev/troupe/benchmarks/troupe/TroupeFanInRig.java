@@ -13,7 +13,12 @@ import dev.troupe.benchmarks.common.FanInRig;
 import dev.troupe.benchmarks.common.Flush;
 import dev.troupe.benchmarks.common.Tick;
 
-/** One fan-in target on Troupe, on its default dispatcher. */
+/**
+ * One fan-in target on Troupe, on its default dispatcher.
+ *
+ * <p>Mirrors {@code dev.troupe.benchmarks.pekko.PekkoFanInRig} step for step, on purpose: both systems
+ * run the same scenario, so a difference in the numbers is the systems', not the rigs'.
+ */
 public final class TroupeFanInRig implements FanInRig {
 
     private final ActorSystem system;

@@ -9,7 +9,12 @@ import dev.troupe.benchmarks.common.PongerMessage;
 import dev.troupe.benchmarks.common.Scenario;
 import dev.troupe.benchmarks.common.Start;
 
-/** Ping-pong pairs on Troupe, on its default dispatcher. */
+/**
+ * Ping-pong pairs on Troupe, on its default dispatcher.
+ *
+ * <p>Mirrors {@code dev.troupe.benchmarks.pekko.PekkoPingPongRig} step for step, on purpose: both
+ * systems run the same scenario, so a difference in the numbers is the systems', not the rigs'.
+ */
 public final class TroupePingPongRig implements PingPongRig {
 
     private final ActorSystem system;

@@ -2,9 +2,9 @@ package dev.troupe.cluster.discovery;
 
 import dev.troupe.cluster.Cluster;
 import dev.troupe.cluster.discovery.HostPort;
-import dev.troupe.cluster.testkit.Await;
 import dev.troupe.cluster.testkit.Dnsmasq;
 import dev.troupe.cluster.testkit.InMemoryCluster;
+import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** DNS discovery against a real DNS server (dnsmasq) on loopback whose records the test rewrites. */
-@org.junit.jupiter.api.extension.ExtendWith(dev.troupe.cluster.testkit.LeakDetection.class)
+@org.junit.jupiter.api.extension.ExtendWith(dev.troupe.testsupport.LeakDetection.class)
 class DnsDiscoveryTest {
 
     static final Duration TIMEOUT = Duration.ofSeconds(2);

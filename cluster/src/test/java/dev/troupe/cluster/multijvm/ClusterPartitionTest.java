@@ -1,6 +1,6 @@
 package dev.troupe.cluster.multijvm;
 
-import dev.troupe.cluster.testkit.Await;
+import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -2,10 +2,10 @@ package dev.troupe.cluster.sharding;
 
 import dev.troupe.cluster.Address;
 import dev.troupe.cluster.Cluster;
-import dev.troupe.cluster.testkit.Await;
 import dev.troupe.cluster.testkit.InMemoryCluster;
 import dev.troupe.cluster.testkit.MutableDiscovery;
 
+import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

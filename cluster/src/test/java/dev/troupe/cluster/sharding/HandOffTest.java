@@ -7,9 +7,9 @@ import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.PostStop;
 import dev.troupe.cluster.Address;
 import dev.troupe.cluster.Cluster;
-import dev.troupe.cluster.testkit.Await;
 import dev.troupe.cluster.testkit.InMemoryCluster;
 
+import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

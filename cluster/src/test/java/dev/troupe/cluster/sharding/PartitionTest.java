@@ -1,9 +1,9 @@
 package dev.troupe.cluster.sharding;
 
 import dev.troupe.actor.DeadLetterReason;
-import dev.troupe.cluster.testkit.Await;
 import dev.troupe.cluster.testkit.InMemoryCluster;
 
+import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

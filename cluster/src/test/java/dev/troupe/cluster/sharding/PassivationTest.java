@@ -1,7 +1,7 @@
 package dev.troupe.cluster.sharding;
 
-import dev.troupe.cluster.testkit.Await;
 
+import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

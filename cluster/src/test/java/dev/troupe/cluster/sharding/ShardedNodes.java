@@ -1,8 +1,8 @@
 package dev.troupe.cluster.sharding;
 
 import dev.troupe.cluster.Cluster;
-import dev.troupe.cluster.testkit.Await;
 import dev.troupe.cluster.testkit.InMemoryCluster;
+import dev.troupe.testsupport.Await;
 
 import java.time.Duration;
 import java.util.ArrayList;

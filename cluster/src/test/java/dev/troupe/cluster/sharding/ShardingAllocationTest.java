@@ -5,9 +5,9 @@ import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.cluster.Cluster;
-import dev.troupe.cluster.testkit.Await;
 import dev.troupe.cluster.testkit.InMemoryCluster;
 
+import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;

@@ -3,8 +3,8 @@ package dev.troupe.cluster.sharding;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.PostStop;
-import dev.troupe.cluster.testkit.Await;
 
+import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package dev.troupe.cluster.testkit;
 
+import dev.troupe.testsupport.Await;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

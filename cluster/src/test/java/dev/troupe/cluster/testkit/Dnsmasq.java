@@ -1,5 +1,7 @@
 package dev.troupe.cluster.testkit;
 
+import dev.troupe.testsupport.Await;
+
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;

@@ -40,7 +40,7 @@ final class Entities {
             .onCommand(Counter.Get.class, (s, get) -> Effect.reply(get.replyTo(), new Counter.State(s, 0)))
             .onEvent(Counter.Added.class, (s, e) -> s + e.n())
             .onCommandRefused((c, f) -> notes.add("refused " + f.reason() + ": " + f.getMessage()))
-            .onSignal(RecoveryFailed.class, (s, f) -> notes.add("recovery failed: " + f.getFailure().getMessage()))
+            .onSignal(RecoveryFailed.class, (s, f) -> notes.add("recovery failed: " + f.failure().getMessage()))
             .build();
     }
 

@@ -178,7 +178,7 @@ public final class EventSourcedBehaviorTestKit<C, E, S> implements AutoCloseable
 
     /** @return the entity's state now (after every command sent before) */
     @SuppressWarnings("unchecked")
-    public S getState() {
+    public S state() {
         return (S) probe().state();
     }
 

@@ -1,9 +1,9 @@
 package dev.troupe.remote.internal;
 
 import dev.troupe.actor.DeadLetterReason;
-import dev.troupe.actor.MessageInstrumentation;
 import dev.troupe.actor.spi.InternalActorRef;
 import dev.troupe.actor.spi.PendingAsk;
+import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.RemoteDeliveryException;
 import dev.troupe.remote.Serializer;

@@ -1,8 +1,8 @@
 package dev.troupe.remote.internal;
 
+import dev.troupe.actor.spi.ThreadAllocation;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
-import java.lang.management.ManagementFactory;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -12,7 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class IoThreads extends DefaultThreadFactory {
 
-    private static final com.sun.management.ThreadMXBean THREADS = threadBean();
+    private static final com.sun.management.ThreadMXBean THREADS = ThreadAllocation.threadBean();
 
     private final CopyOnWriteArrayList<Thread> threads = new CopyOnWriteArrayList<>();
 
@@ -40,23 +40,5 @@ final class IoThreads extends DefaultThreadFactory {
             }
         }
         return sum;
-    }
-
-    private static com.sun.management.ThreadMXBean threadBean() {
-        try {
-            final java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-            if (bean instanceof com.sun.management.ThreadMXBean) {
-                final com.sun.management.ThreadMXBean sun = (com.sun.management.ThreadMXBean) bean;
-                if (sun.isThreadAllocatedMemorySupported()) {
-                    if (!sun.isThreadAllocatedMemoryEnabled()) {
-                        sun.setThreadAllocatedMemoryEnabled(true);
-                    }
-                    return sun;
-                }
-            }
-        } catch (RuntimeException | LinkageError e) {
-            // not a HotSpot-style JVM: -1
-        }
-        return null;
     }
 }

@@ -1,7 +1,7 @@
 package dev.troupe.remote.internal;
 
-import dev.troupe.actor.MessageContext;
-import dev.troupe.actor.MessageInstrumentation;
+import dev.troupe.actor.spi.instrumentation.MessageContext;
+import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
 import dev.troupe.remote.FrameRejection;
 import io.netty.buffer.ByteBuf;
 import org.agrona.MutableDirectBuffer;

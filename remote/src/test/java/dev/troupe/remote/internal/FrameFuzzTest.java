@@ -2,8 +2,8 @@ package dev.troupe.remote.internal;
 
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorSystem;
-import dev.troupe.remote.LeakDetection;
 import dev.troupe.remote.RemoteTestKit;
+import dev.troupe.testsupport.LeakDetection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;

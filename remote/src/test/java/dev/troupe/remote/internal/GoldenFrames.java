@@ -74,7 +74,7 @@ final class GoldenFrames {
             final ExpandableArrayBuffer body = new ExpandableArrayBuffer(128);
             Frames.encodeUserHeader(body, 0, 1, BuiltInSerializers.STRING_ID, 0);
             body.putByte(Protocol.USER_FLAGS_OFFSET, (byte) Protocol.FLAG_HEADERS);
-            final dev.troupe.actor.MessageContext headers = new dev.troupe.actor.MessageContext();
+            final dev.troupe.actor.spi.instrumentation.MessageContext headers = new dev.troupe.actor.spi.instrumentation.MessageContext();
             headers.put("traceparent", TRACEPARENT);
             int n = Protocol.USER_PAYLOAD_OFFSET + RemoteHeaders.encode(body, Protocol.USER_PAYLOAD_OFFSET, headers);
             n += BuiltInSerializers.STRING.write("traced", body, n, null);

@@ -1,4 +1,4 @@
-package dev.troupe.actor.routing;
+package dev.troupe.actor.spi.routing;
 
 /**
  * Chooses a routee for each message. One instance per router actor, used on that actor's thread

@@ -1,4 +1,6 @@
-package dev.troupe.actor;
+package dev.troupe.actor.spi.instrumentation;
+
+import dev.troupe.actor.ActorRef;
 
 /**
  * Hooks the runtime calls around the messages of one system, for tracing and observations

@@ -5,8 +5,6 @@ import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.AskPattern;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.testkit.TestProbe;
-import dev.troupe.spring.Counter;
-import dev.troupe.spring.Greeter;
 import dev.troupe.spring.TroupeActor;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -30,10 +28,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class TroupeActorProbeTests {
 
     @TroupeActorProbe("english")
-    TestProbe<Greeter.Greet> english;
+    TestProbe<TestActors.Greet> english;
 
     @TroupeActorProbe
-    TestProbe<Counter.Command> counter;
+    TestProbe<TestActors.CounterCommand> counter;
 
     @Autowired
     Service service;
@@ -43,12 +41,12 @@ class TroupeActorProbeTests {
 
     @Autowired
     @Qualifier("french")
-    ActorRef<Greeter.Greet> french;
+    ActorRef<TestActors.Greet> french;
 
     @Test
     void theBeanThatInjectsTheActorTalksToTheProbe() throws Exception {
         final CompletionStage<String> reply = service.greetInEnglish("ann");
-        final Greeter.Greet greet = english.expectMessageClass(Greeter.Greet.class);
+        final TestActors.Greet greet = english.expectMessageClass(TestActors.Greet.class);
         assertThat(greet.name()).isEqualTo("ann");
         greet.replyTo().tell("hi from the probe");
         assertThat(reply.toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo("hi from the probe");
@@ -56,15 +54,15 @@ class TroupeActorProbeTests {
 
     @Test
     void aProbeFoundByItsMessageTypeReplacesTheOnlyActorOfThatType() {
-        service.counter.tell(new Counter.Increment());
-        counter.expectMessage(new Counter.Increment());
+        service.counter.tell(new TestActors.Increment());
+        counter.expectMessage(new TestActors.Increment());
         assertThat(service.counter).isSameAs(counter.ref());
     }
 
     @Test
     void theOtherActorsStayReal() throws Exception {
         assertThat(french.path().toString()).isEqualTo("troupe://troupe/user/bonjour");
-        final String reply = AskPattern.<Greeter.Greet, String>ask(french, r -> new Greeter.Greet("ann", r), Duration.ofSeconds(5), system)
+        final String reply = AskPattern.<TestActors.Greet, String>ask(french, r -> new TestActors.Greet("ann", r), Duration.ofSeconds(5), system)
             .toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertThat(reply).isEqualTo("bonjour ann");
         assertThat(system.metrics().liveActors()).as("only the real actor is spawned").isEqualTo(1);
@@ -76,31 +74,31 @@ class TroupeActorProbeTests {
 
         @Bean
         @TroupeActor
-        Behavior<Greeter.Greet> english() {
-            return Greeter.create("hello ");
+        Behavior<TestActors.Greet> english() {
+            return TestActors.greeter("hello ");
         }
 
         @Bean
         @TroupeActor(name = "bonjour")
-        Behavior<Greeter.Greet> french() {
-            return Greeter.create("bonjour ");
+        Behavior<TestActors.Greet> french() {
+            return TestActors.greeter("bonjour ");
         }
 
         @Bean
         @TroupeActor
-        Behavior<Counter.Command> counter() {
-            return Counter.create();
+        Behavior<TestActors.CounterCommand> counter() {
+            return TestActors.counter();
         }
 
         @Bean
-        Service service(@Qualifier("english") ActorRef<Greeter.Greet> english, ActorRef<Counter.Command> counter, ActorSystem system) {
+        Service service(@Qualifier("english") ActorRef<TestActors.Greet> english, ActorRef<TestActors.CounterCommand> counter, ActorSystem system) {
             return new Service(english, counter, system);
         }
     }
 
-    record Service(ActorRef<Greeter.Greet> english, ActorRef<Counter.Command> counter, ActorSystem system) {
+    record Service(ActorRef<TestActors.Greet> english, ActorRef<TestActors.CounterCommand> counter, ActorSystem system) {
         CompletionStage<String> greetInEnglish(String name) {
-            return AskPattern.<Greeter.Greet, String>ask(english, r -> new Greeter.Greet(name, r), Duration.ofSeconds(5), system);
+            return AskPattern.<TestActors.Greet, String>ask(english, r -> new TestActors.Greet(name, r), Duration.ofSeconds(5), system);
         }
     }
 }

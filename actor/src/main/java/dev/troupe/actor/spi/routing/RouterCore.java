@@ -1,4 +1,4 @@
-package dev.troupe.actor.routing;
+package dev.troupe.actor.spi.routing;
 
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;

@@ -6,7 +6,6 @@ import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.testkit.ActorTestKit;
 import dev.troupe.actor.testkit.TestProbe;
-import dev.troupe.spring.Greeter;
 import dev.troupe.spring.TroupeActor;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -37,7 +36,7 @@ class AutoConfigureTroupeTestKitTests {
 
     @Autowired
     @Qualifier("greeter")
-    ActorRef<Greeter.Greet> greeter;
+    ActorRef<TestActors.Greet> greeter;
 
     @Test
     void theKitIsBoundToTheContextsSystem() {
@@ -48,7 +47,7 @@ class AutoConfigureTroupeTestKitTests {
     @Test
     void aProbeOfTheKitTalksToABeanActor() {
         final TestProbe<String> probe = testKit.createTestProbe();
-        greeter.tell(new Greeter.Greet("ann", probe.ref()));
+        greeter.tell(new TestActors.Greet("ann", probe.ref()));
         assertThat(probe.receiveMessage(Duration.ofSeconds(5))).endsWith("ann");
     }
 
@@ -56,7 +55,7 @@ class AutoConfigureTroupeTestKitTests {
     void anActorTheKitSpawnsLivesInTheContextsSystemAndFindsTheBeanActors() {
         final TestProbe<String> probe = testKit.createTestProbe();
         final ActorRef<String> relay = testKit.spawn(Behaviors.<String>receiveMessage(name -> {
-            greeter.tell(new Greeter.Greet(name, probe.ref()));
+            greeter.tell(new TestActors.Greet(name, probe.ref()));
             return Behaviors.same();
         }), "relay");
         assertThat(relay.path().toString()).startsWith("troupe://kit-test/user/relay");
@@ -69,8 +68,8 @@ class AutoConfigureTroupeTestKitTests {
     static class App {
         @Bean
         @TroupeActor
-        Behavior<Greeter.Greet> greeter() {
-            return Greeter.create("hello ");
+        Behavior<TestActors.Greet> greeter() {
+            return TestActors.greeter("hello ");
         }
     }
 }

@@ -1,4 +1,4 @@
-package dev.troupe.actor.routing;
+package dev.troupe.actor.spi.routing;
 
 import java.util.Arrays;
 import java.util.Objects;

@@ -1,4 +1,4 @@
-package dev.troupe.cluster.testkit;
+package dev.troupe.testsupport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;

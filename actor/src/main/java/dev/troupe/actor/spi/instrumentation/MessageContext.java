@@ -1,4 +1,4 @@
-package dev.troupe.actor;
+package dev.troupe.actor.spi.instrumentation;
 
 import java.util.Arrays;
 
