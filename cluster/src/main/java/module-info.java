@@ -1,7 +1,8 @@
 /**
  * Troupe cluster: membership from discovery, the receptionist, group routers, sharding. Exported:
- * {@code dev.troupe.cluster}, its discovery providers ({@code .discovery}) and sharding
- * ({@code .sharding}); the membership runtime ({@code dev.troupe.cluster.internal}) is not.
+ * the API ({@code dev.troupe.cluster}, its discovery providers {@code .discovery} and sharding
+ * {@code .sharding}) and the transport SPI ({@code .spi}); the runtimes
+ * ({@code dev.troupe.cluster.internal}, {@code dev.troupe.cluster.sharding.internal}) are not.
  */
 module dev.troupe.cluster {
     requires transitive dev.troupe.remote;
@@ -16,4 +17,5 @@ module dev.troupe.cluster {
     exports dev.troupe.cluster;
     exports dev.troupe.cluster.discovery;
     exports dev.troupe.cluster.sharding;
+    exports dev.troupe.cluster.spi;
 }

@@ -2,12 +2,11 @@ package dev.troupe.cluster;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
-import dev.troupe.actor.Props;
+import dev.troupe.cluster.internal.ClusterRuntime;
+import dev.troupe.cluster.spi.ClusterTransport;
 
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Consumer;
 
 /**
  * This node's membership in the cluster, one per actor system. Start it once with
@@ -30,33 +29,14 @@ import java.util.function.Consumer;
  */
 public final class Cluster {
 
-    private final ActorSystem system;
-    private final ClusterSettings settings;
-    private final ClusterTransport transport;
-    private final CompletableFuture<Void> whenUp = new CompletableFuture<>();
-    private final CompletableFuture<Void> whenRemoved = new CompletableFuture<>();
-    private final ActorRef<ClusterDaemon.Command> daemon;
-    private volatile ClusterState state;
-    private volatile long rejected;
-    private volatile long viewChanges;
-    private volatile Consumer<ClusterDaemon.Received> receptionistSink;
+    private final ClusterRuntime runtime;
 
     private Cluster(ActorSystem system, ClusterSettings settings, ClusterTransport transport) {
-        this.system = system;
-        this.settings = settings;
-        this.transport = transport;
         final UniqueAddress self = transport.selfAddress();
         if (!self.address().system().equals(system.name())) {
             throw new IllegalArgumentException("the transport's address " + self + " is not of system '" + system.name() + "'");
         }
-        this.state = new ClusterState(new Member(self, MemberStatus.JOINING, settings.roles(), settings.appVersion(), true),
-            java.util.List.of(new Member(self, MemberStatus.JOINING, settings.roles(), settings.appVersion(), true)));
-        this.daemon = system.systemActorOf(ClusterDaemon.create(this), "cluster", Props.empty());
-        system.registerOnTermination(() -> {
-            transport.close();
-            settings.discovery().close();
-            whenRemoved.complete(null);
-        });
+        this.runtime = new ClusterRuntime(system, settings, transport);
     }
 
     /**
@@ -112,12 +92,12 @@ public final class Cluster {
 
     /** @return this node's member, with its current status */
     public Member selfMember() {
-        return state.selfMember();
+        return runtime.state().selfMember();
     }
 
     /** @return this node's current view */
     public ClusterState state() {
-        return state;
+        return runtime.state();
     }
 
     /**
@@ -130,14 +110,14 @@ public final class Cluster {
      * @param eventClass e.g. {@code ClusterEvent.MemberEvent.class}, or {@code ClusterEvent.class} for all
      */
     public void subscribe(ActorRef<ClusterEvent> subscriber, Class<? extends ClusterEvent> eventClass) {
-        daemon.tell(new ClusterDaemon.Subscribe(Objects.requireNonNull(subscriber, "subscriber"), Objects.requireNonNull(eventClass, "eventClass")));
+        runtime.subscribe(Objects.requireNonNull(subscriber, "subscriber"), Objects.requireNonNull(eventClass, "eventClass"));
     }
 
     /**
      * @param subscriber a subscriber; it receives nothing more
      */
     public void unsubscribe(ActorRef<ClusterEvent> subscriber) {
-        daemon.tell(new ClusterDaemon.Unsubscribe(subscriber));
+        runtime.unsubscribe(subscriber);
     }
 
     /**
@@ -148,77 +128,59 @@ public final class Cluster {
      * @return completes when this node is removed
      */
     public CompletionStage<Void> leave() {
-        daemon.tell(new ClusterDaemon.Leave());
-        return whenRemoved;
+        runtime.leave();
+        return runtime.whenRemoved();
     }
 
     /**
      * @param hook work to run while leaving, before exiting (sharding's hand-off)
      */
     public void registerLeaveHook(LeaveHook hook) {
-        daemon.tell(new ClusterDaemon.AddLeaveHook(Objects.requireNonNull(hook, "hook")));
+        runtime.registerLeaveHook(Objects.requireNonNull(hook, "hook"));
     }
 
     /** @return completes when this node is {@code UP} */
     public CompletionStage<Void> whenUp() {
-        return whenUp;
+        return runtime.whenUp();
     }
 
     /** @return completes when this node is removed (it left, or its system terminated) */
     public CompletionStage<Void> whenRemoved() {
-        return whenRemoved;
+        return runtime.whenRemoved();
     }
 
     /** @return the settings */
     public ClusterSettings settings() {
-        return settings;
+        return runtime.settings();
     }
 
     /** @return the transport membership runs on */
     public ClusterTransport transport() {
-        return transport;
+        return runtime.transport();
     }
 
     /** @return the actor system */
     public ActorSystem system() {
-        return system;
+        return runtime.system();
     }
 
     /** @return changes of the view since start: members joining, changing status, being removed (not reachability) */
     public long viewChanges() {
-        return viewChanges;
+        return runtime.viewChanges();
     }
 
     /** @return peer messages refused because they exceeded a limit, since start */
     public long rejectedMessages() {
-        return rejected;
+        return runtime.rejected();
     }
 
-    // ---- for the daemon and the receptionist ----
-
-    void publishState(ClusterState s, long rejectedCount, long viewChangeCount) {
-        state = s;
-        rejected = rejectedCount;
-        viewChanges = viewChangeCount;
-        final MemberStatus status = s.selfMember().status();
-        if (status != MemberStatus.JOINING) {
-            whenUp.complete(null);
-        }
-        if (status == MemberStatus.REMOVED) {
-            whenRemoved.complete(null);
-        }
-    }
-
-    Consumer<ClusterDaemon.Received> receptionistSink() {
-        return receptionistSink;
-    }
-
-    void receptionistSink(Consumer<ClusterDaemon.Received> sink) {
-        receptionistSink = sink;
+    /** @return the runtime behind this facade, for the receptionist to attach to */
+    ClusterRuntime runtime() {
+        return runtime;
     }
 
     @Override
     public String toString() {
-        return "Cluster(" + state.selfMember() + ")";
+        return "Cluster(" + runtime.state().selfMember() + ")";
     }
 }

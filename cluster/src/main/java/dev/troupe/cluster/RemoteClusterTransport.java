@@ -4,11 +4,13 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.Props;
-import dev.troupe.cluster.ClusterMessage.ReceptionistDelta;
-import dev.troupe.cluster.ClusterMessage.ReceptionistEntry;
-import dev.troupe.cluster.ClusterMessage.ReceptionistSnapshot;
 import dev.troupe.cluster.internal.ClusterMessageSerializer;
 import dev.troupe.cluster.internal.PeerMessage;
+import dev.troupe.cluster.spi.ClusterMessage;
+import dev.troupe.cluster.spi.ClusterMessage.ReceptionistDelta;
+import dev.troupe.cluster.spi.ClusterMessage.ReceptionistEntry;
+import dev.troupe.cluster.spi.ClusterMessage.ReceptionistSnapshot;
+import dev.troupe.cluster.spi.ClusterTransport;
 import dev.troupe.remote.AssociationEvent;
 import dev.troupe.remote.AssociationListener;
 import dev.troupe.remote.RemoteTransport;
@@ -61,7 +63,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class RemoteClusterTransport implements ClusterTransport {
 
     /** The name of each node's cluster endpoint under {@code /system}. */
-    public static final String ENDPOINT_NAME = "cluster-endpoint";
+    static final String ENDPOINT_NAME = "cluster-endpoint";
 
     /** Told by {@link #close} to the endpoint: only this instance stops it (a peer's message is always a new one). */
     private static final PeerMessage STOP = new PeerMessage(null, new ClusterMessage.ReceptionistResync());

@@ -29,16 +29,25 @@ class ClusterArchitectureTest {
 
     @ArchTest
     static final ArchRule apiSignaturesHideInternals = TroupeArchitecture.publicSignaturesHideInternals(
-        "dev.troupe.cluster", "dev.troupe.cluster.discovery", "dev.troupe.cluster.sharding");
+        "dev.troupe.cluster", "dev.troupe.cluster.discovery", "dev.troupe.cluster.sharding", "dev.troupe.cluster.spi");
 
     @ArchTest
     static final ArchRule apiTypesHideInternals = TroupeArchitecture.publicTypesHideInternals(
-        "dev.troupe.cluster", "dev.troupe.cluster.discovery", "dev.troupe.cluster.sharding");
+        "dev.troupe.cluster", "dev.troupe.cluster.discovery", "dev.troupe.cluster.sharding", "dev.troupe.cluster.spi");
+
+    /** The SPI (what a transport implements and carries) is written in the API's terms, never the runtime's. */
+    @ArchTest
+    static void theSpiUsesNoRuntime(JavaClasses classes) {
+        noClasses().that().resideInAPackage("dev.troupe.cluster.spi..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.troupe.cluster.internal..", "dev.troupe.cluster.sharding..")
+            .check(TroupeArchitecture.production(classes));
+    }
 
     /** Membership knows nothing of sharding: sharding stands on Cluster, never the other way. */
     @ArchTest
     static void membershipKnowsNothingOfSharding(JavaClasses classes) {
-        noClasses().that().resideInAnyPackage("dev.troupe.cluster", "dev.troupe.cluster.internal..", "dev.troupe.cluster.discovery..")
+        noClasses().that().resideInAnyPackage("dev.troupe.cluster", "dev.troupe.cluster.internal..", "dev.troupe.cluster.discovery..",
+                "dev.troupe.cluster.spi..")
             .should().dependOnClassesThat().resideInAPackage("dev.troupe.cluster.sharding..")
             .check(TroupeArchitecture.production(classes));
     }
@@ -47,7 +56,8 @@ class ClusterArchitectureTest {
     @ArchTest
     static void discoveryKnowsNothingOfMembership(JavaClasses classes) {
         noClasses().that().resideInAPackage("dev.troupe.cluster.discovery..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.troupe.cluster", "dev.troupe.cluster.internal..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.troupe.cluster", "dev.troupe.cluster.internal..",
+                "dev.troupe.cluster.spi..")
             .check(TroupeArchitecture.production(classes));
     }
 

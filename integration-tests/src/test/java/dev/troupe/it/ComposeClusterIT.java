@@ -53,8 +53,12 @@ import tools.jackson.databind.ObjectMapper;
  * {@code docker pause} is unreachable (not removed: DNS still lists it), the SKUs of the others
  * answer, and it is reachable again once unpaused. Last, a rolling restart of the three inventory
  * nodes, one at a time, under the sample app's load generator: every reservation the generator was
- * told succeeded is in the SKUs' stock, exactly, and the stock is conserved. The dashboard's queries
- * are proven against a real Prometheus by {@code DashboardQueriesIT}.
+ * told succeeded is in the SKUs' stock, exactly, and the stock is conserved. Every node writes the
+ * SKUs' events to the compose file's PostgreSQL, so last, a node killed with SIGKILL under the load
+ * generator: the survivors take over its SKUs, which recover from the journal, and every reservation
+ * and release answered 200 is in the stock (the generator's ledger of what each SKU's clients were
+ * told, against a read of every SKU). The dashboard's queries are proven against a real Prometheus
+ * by {@code DashboardQueriesIT}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ComposeClusterIT {
@@ -89,6 +93,11 @@ class ComposeClusterIT {
                     + ": run `./mvnw verify` from the repository root");
         }
         Files.copy(Images.APP_JAR, jarDir.resolve("troupe-sample-app-it.jar"));
+        // the schema file the postgres service's first start runs, where the compose file mounts it from
+        Path schema = Path.of("persistence-jdbc", "src", "main", "resources", "dev", "troupe", "persistence", "jdbc", "schema",
+                "postgresql.sql");
+        Files.createDirectories(root.resolve(schema).getParent());
+        Files.copy(Images.DOCKER_DIR.getParent().resolve(schema), root.resolve(schema), StandardCopyOption.REPLACE_EXISTING);
 
         apiPort = FreePorts.next();
         prometheusPort = FreePorts.next();
@@ -97,7 +106,7 @@ class ComposeClusterIT {
                 "PROMETHEUS_PORT", Integer.toString(prometheusPort),
                 "GRAFANA_PORT", Integer.toString(FreePorts.next())));
         compose.runQuietly(120, "down", "-v", "--remove-orphans");
-        compose.run(600, "up", "-d", "--build", "--scale", "inventory=3", "api", "inventory", "prometheus");
+        compose.run(900, "up", "-d", "--build", "--scale", "inventory=3", "api", "inventory", "prometheus");
         prometheus = new PrometheusApi("127.0.0.1", prometheusPort);
     }
 
@@ -389,6 +398,101 @@ class ComposeClusterIT {
                     + node.sum("troupe_dead_letters_total", "reason", "handoff-buffer-full");
         }
         assertThat(shardingDeadLetters).as("sharding dead letters on every node").isZero();
+    }
+
+    @Test
+    @Order(8)
+    void aNodeKilledUnderTheLoadGeneratorLosesNoAcknowledgedChange() {
+        awaitConvergedViews(4, 3);
+        awaitShardsSettled();
+        endLoadRun();
+        int skus = 40;
+        long[] totalBefore = new long[skus];
+        long[] reservedBefore = new long[skus];
+        for (int i = 0; i < skus; i++) {
+            JsonNode stock = JSON.readTree(awaitSku("SKU-" + i).body());
+            reservedBefore[i] = stock.path("reserved").asLong();
+            totalBefore[i] = stock.path("available").asLong() + reservedBefore[i];
+        }
+        String victim = workerContainer(2);
+        JsonNode victimSharding = JSON.readTree(workerGet(2, "/actuator/troupe/sharding")).path("entityTypes").path(0);
+        assertThat(victimSharding.path("hostedShards").asInt()).as("shards of %s before the kill", victim).isPositive();
+        String victimAddress = JSON.readTree(workerGet(2, "/actuator/troupe/cluster")).path("self").path("address").asString("");
+
+        HttpResponse<String> start = post("/api/load?seconds=900&workers=3&rate=300&skus=" + skus);
+        assertThat(start.statusCode()).as(start.body()).isEqualTo(202);
+        Deadline loaded = new Deadline(Duration.ofSeconds(60));
+        while (loadRequests() < 300 && loaded.sleep(Duration.ofMillis(200))) {
+            // the node dies with requests of every SKU in flight
+        }
+        assertThat(loadRequests()).as("requests answered before the kill").isGreaterThanOrEqualTo(300);
+        long t0 = System.nanoTime();
+        compose.docker(60, "kill", "--signal", "KILL", victim);
+
+        // The survivors see it unreachable, then (gone from DNS) remove it and place its shards; if the
+        // engine's restart policy brings the container back, it joins again as a new incarnation. Either
+        // way the views converge on the containers running, and the load goes on.
+        Deadline converged = new Deadline(Duration.ofMinutes(4));
+        Map<String, Set<String>> views;
+        boolean settled = false;
+        do {
+            int workers = workerIndices().size();
+            views = clusterViews();
+            if (views.size() == workers + 1 && converged(views, workers + 1)
+                    && (workers == 3 || !views.get("api").toString().contains(victimAddress + " "))) {
+                settled = true;
+            }
+        } while (!settled && converged.sleep(Duration.ofSeconds(2)));
+        assertThat(settled).as("views after the kill: %s", views).isTrue();
+        awaitShardsSettled();
+        long requestsAfterKill = loadRequests();
+        Deadline flowing = new Deadline(Duration.ofSeconds(60));
+        while (loadRequests() <= requestsAfterKill + 100 && flowing.sleep(Duration.ofMillis(200))) {
+            // the load goes on, on the survivors
+        }
+        assertThat(loadRequests()).as("requests answered after the kill").isGreaterThan(requestsAfterKill + 100);
+        LOG.info("{} killed, views converged and shards settled in {} ms: {}", victim, (System.nanoTime() - t0) / 1_000_000, views);
+        endLoadRun();
+
+        // Every SKU read back, against what its clients were told.
+        JsonNode ledger = JSON.readTree(get("/api/load/ledger").body());
+        Map<String, String> wrong = new TreeMap<>();
+        long acknowledged = 0;
+        long unknown = 0;
+        for (int i = 0; i < skus; i++) {
+            String sku = "SKU-" + i;
+            JsonNode told = ledger.path(sku);
+            long reservedOk = told.path("reserved").asLong();
+            long releasedOk = told.path("released").asLong();
+            long reserveUnknown = told.path("reserveUnknown").asLong();
+            long releaseUnknown = told.path("releaseUnknown").asLong();
+            acknowledged += reservedOk + releasedOk;
+            unknown += reserveUnknown + releaseUnknown;
+            JsonNode stock = JSON.readTree(awaitSku(sku).body());
+            long reserved = stock.path("reserved").asLong();
+            long total = stock.path("available").asLong() + reserved;
+            long net = reserved - reservedBefore[i];
+            if (total != totalBefore[i] + 1000) {
+                wrong.put(sku, "stock " + total + " instead of " + (totalBefore[i] + 1000));
+            } else if (net < reservedOk - releasedOk - releaseUnknown || net > reservedOk - releasedOk + reserveUnknown) {
+                wrong.put(sku, "reserved moved by " + net + ", told: reserved " + reservedOk + " released " + releasedOk
+                        + " (unknown: reserve " + reserveUnknown + ", release " + releaseUnknown + ")");
+            }
+        }
+        LOG.info("kill -9 under load: quantities acknowledged {}, unknown {}; load generator {}", acknowledged, unknown, get("/api/load").body());
+        assertThat(acknowledged).as("quantities acknowledged in the run").isPositive();
+        assertThat(wrong).as("SKUs whose stock does not match what their clients were told").isEmpty();
+    }
+
+    /** A SKU's stock, once it answers (a SKU whose shard is being placed may answer 503 for a moment). */
+    private static HttpResponse<String> awaitSku(String sku) {
+        Deadline deadline = new Deadline(Duration.ofSeconds(60));
+        HttpResponse<String> r;
+        do {
+            r = get("/api/skus/" + sku);
+        } while (r.statusCode() != 200 && deadline.sleep(Duration.ofSeconds(1)));
+        assertThat(r.statusCode()).as(sku + ": " + r.body()).isEqualTo(200);
+        return r;
     }
 
     /**

@@ -9,6 +9,7 @@ import dev.troupe.actor.PostStop;
 import dev.troupe.actor.Signal;
 import dev.troupe.actor.spi.ActorSystemSpi;
 import dev.troupe.persistence.internal.EffectImpl;
+import dev.troupe.persistence.internal.SideEffect;
 import dev.troupe.persistence.internal.StateProbe;
 import dev.troupe.persistence.spi.DurableStateStore;
 import dev.troupe.persistence.spi.StateWrite;
@@ -137,7 +138,7 @@ final class DurableStateRunner<C, S> {
         revision = stored == null ? 0 : stored.revision();
         phase = RUNNING;
         metrics.recordRecovering(-1);
-        metrics.recordRecovery(System.nanoTime() - recoveryStart, 0);
+        metrics.recordRecovery(pid, System.nanoTime() - recoveryStart, 0);
         behavior.onSignal(state, RecoveryCompleted.instance());
         return stash != null && !stash.isEmpty() ? drain() : Behaviors.same();
     }
@@ -219,15 +220,15 @@ final class DurableStateRunner<C, S> {
     @SuppressWarnings("unchecked")
     private Behavior<C> sideEffects(EffectImpl<Object, S> effect) {
         Behavior<C> next = Behaviors.same();
-        for (EffectImpl.SideEffect s = effect.sideEffects(); s != null; s = s.next()) {
+        for (SideEffect s = effect.sideEffects(); s != null; s = s.next()) {
             switch (s.kind) {
-                case EffectImpl.SideEffect.REPLY:
+                case SideEffect.REPLY:
                     s.replyTo.tell(((Function<S, Object>) s.function).apply(state));
                     break;
-                case EffectImpl.SideEffect.RUN:
+                case SideEffect.RUN:
                     ((Consumer<S>) s.function).accept(state);
                     break;
-                case EffectImpl.SideEffect.STOP:
+                case SideEffect.STOP:
                     next = Behaviors.stopped();
                     break;
                 default:

@@ -9,6 +9,7 @@ import dev.troupe.actor.PostStop;
 import dev.troupe.actor.Signal;
 import dev.troupe.actor.spi.ActorSystemSpi;
 import dev.troupe.persistence.internal.EffectImpl;
+import dev.troupe.persistence.internal.SideEffect;
 import dev.troupe.persistence.internal.StateProbe;
 import dev.troupe.persistence.spi.AtomicWrite;
 import dev.troupe.persistence.spi.EventJournal;
@@ -214,15 +215,15 @@ final class EventSourcedRunner<C, E, S> {
     @SuppressWarnings("unchecked")
     private Behavior<C> runSideEffects(EffectImpl<E, S> effect) {
         Behavior<C> next = Behaviors.same();
-        for (EffectImpl.SideEffect s = effect.sideEffects(); s != null; s = s.next()) {
+        for (SideEffect s = effect.sideEffects(); s != null; s = s.next()) {
             switch (s.kind) {
-                case EffectImpl.SideEffect.REPLY:
+                case SideEffect.REPLY:
                     s.replyTo.tell(((Function<S, Object>) s.function).apply(state));
                     break;
-                case EffectImpl.SideEffect.RUN:
+                case SideEffect.RUN:
                     ((Consumer<S>) s.function).accept(state);
                     break;
-                case EffectImpl.SideEffect.STOP:
+                case SideEffect.STOP:
                     next = Behaviors.stopped();
                     break;
                 default:
@@ -375,20 +376,19 @@ final class EventSourcedRunner<C, E, S> {
         recoveryStart = System.nanoTime();
         metrics.recordRecovering(1);
         state = behavior.emptyState();
-        ctx.pipeToSelf(snapshots.loadLatest(pid), (snapshot, failure) -> (C) new SnapshotLoaded(snapshot, failure));
+        // One request for the snapshot and the events after it: a store that holds both serves
+        // many entities' recoveries with one pass (one connection, one snapshot query, one
+        // replay query), and the entity takes no turn between the two.
+        journal.recover(new EntityReplay(pid, 1, self), snapshots);
         return Behaviors.same();
     }
 
     @SuppressWarnings("unchecked")
-    private Behavior<C> onSnapshotLoaded(SelectedSnapshot snapshot, Throwable failure) {
-        if (failure != null) {
-            return recoveryFailed(failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ? failure.getCause() : failure);
-        }
-        if (snapshot != null) {
+    private Behavior<C> onSnapshotLoaded(SelectedSnapshot snapshot) {
+        if (phase == RECOVERING) {
             state = (S) snapshot.snapshot();
             seqNr = snapshot.sequenceNr();
         }
-        journal.replay(new EntityReplay(pid, seqNr + 1, self));
         return Behaviors.same();
     }
 
@@ -422,7 +422,7 @@ final class EventSourcedRunner<C, E, S> {
         seqNr = Math.max(seqNr, highestSeqNr);
         phase = RUNNING;
         metrics.recordRecovering(-1);
-        metrics.recordRecovery(System.nanoTime() - recoveryStart, eventsReplayed);
+        metrics.recordRecovery(pid, System.nanoTime() - recoveryStart, eventsReplayed);
         behavior.onSignal(state, RecoveryCompleted.instance());
         return stash != null && !stash.isEmpty() ? drainStash() : Behaviors.same();
     }
@@ -464,16 +464,14 @@ final class EventSourcedRunner<C, E, S> {
 
     private static final class SnapshotLoaded extends Internal {
         final SelectedSnapshot snapshot;
-        final Throwable failure;
 
-        SnapshotLoaded(SelectedSnapshot snapshot, Throwable failure) {
+        SnapshotLoaded(SelectedSnapshot snapshot) {
             this.snapshot = snapshot;
-            this.failure = failure;
         }
 
         @Override
         <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
-            return runner.onSnapshotLoaded(snapshot, failure);
+            return runner.onSnapshotLoaded(snapshot);
         }
     }
 
@@ -544,6 +542,13 @@ final class EventSourcedRunner<C, E, S> {
         EntityReplay(String persistenceId, long fromSeqNr, ActorRef<Object> self) {
             super(persistenceId, fromSeqNr);
             this.self = self;
+        }
+
+        @Override
+        public void onSnapshot(SelectedSnapshot snapshot) {
+            if (snapshot != null) {
+                self.tell(new SnapshotLoaded(snapshot));
+            }
         }
 
         @Override

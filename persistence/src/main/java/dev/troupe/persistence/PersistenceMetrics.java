@@ -1,5 +1,7 @@
 package dev.troupe.persistence;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -10,6 +12,19 @@ import java.util.concurrent.atomic.LongAdder;
  * Every read may be called from any thread.
  */
 public final class PersistenceMetrics {
+
+    /** How many of the slowest recoveries {@link #slowestRecoveries()} keeps. */
+    public static final int SLOWEST_RECOVERIES = 10;
+
+    /**
+     * One completed recovery, for reports.
+     *
+     * @param persistenceId the entity's persistence id
+     * @param nanos how long it took, from the entity's start to its last replayed event
+     * @param events events it applied
+     */
+    public record Recovery(String persistenceId, long nanos, long events) {
+    }
 
     private final StoreMetrics store;
     private final LongAdder recoveries = new LongAdder();
@@ -22,6 +37,10 @@ public final class PersistenceMetrics {
     private final LongAdder[] failures = new LongAdder[PersistenceFailure.values().length];
     private final LongAdder snapshots = new LongAdder();
     private final LongAdder entitiesRecovering = new LongAdder();
+    /** The slowest recoveries, slowest first; guarded by itself. */
+    private final List<Recovery> slowest = new ArrayList<>(SLOWEST_RECOVERIES + 1);
+    /** The fastest of {@link #slowest} once it is full (0 before): a recovery faster than this takes no lock. */
+    private volatile long slowestThreshold;
 
     /** @param store the store's counters */
     public PersistenceMetrics(StoreMetrics store) {
@@ -49,6 +68,16 @@ public final class PersistenceMetrics {
     /** @return the longest recovery since the last call, nanoseconds (resets on read) */
     public long maxRecoveryNanos() {
         return maxRecoveryNanos.getAndSet(0);
+    }
+
+    /**
+     * @return the {@value #SLOWEST_RECOVERIES} slowest recoveries since the system started, slowest
+     *         first (a copy)
+     */
+    public List<Recovery> slowestRecoveries() {
+        synchronized (slowest) {
+            return List.copyOf(slowest);
+        }
     }
 
     /** @return events applied by recoveries */
@@ -90,6 +119,38 @@ public final class PersistenceMetrics {
     }
 
     // Recorders, for the runtime (public because the runtime lives in another package).
+
+    /**
+     * @param persistenceId the entity that recovered
+     * @param nanos the recovery's duration
+     * @param events events it applied
+     */
+    public void recordRecovery(String persistenceId, long nanos, long events) {
+        recordRecovery(nanos, events);
+        if (nanos > slowestThreshold) {
+            keepIfSlowest(new Recovery(persistenceId, nanos, events));
+        }
+    }
+
+    /** Once per recovery that is among the slowest so far (rare once the list is full): sorted insert. */
+    private void keepIfSlowest(Recovery r) {
+        synchronized (slowest) {
+            int i = 0;
+            while (i < slowest.size() && slowest.get(i).nanos() >= r.nanos()) {
+                i++;
+            }
+            if (i == SLOWEST_RECOVERIES) {
+                return;
+            }
+            slowest.add(i, r);
+            if (slowest.size() > SLOWEST_RECOVERIES) {
+                slowest.remove(SLOWEST_RECOVERIES);
+            }
+            if (slowest.size() == SLOWEST_RECOVERIES) {
+                slowestThreshold = slowest.get(SLOWEST_RECOVERIES - 1).nanos();
+            }
+        }
+    }
 
     /**
      * @param nanos the recovery's duration

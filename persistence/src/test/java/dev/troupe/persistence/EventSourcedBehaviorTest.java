@@ -88,12 +88,14 @@ class EventSourcedBehaviorTest {
     void commandsWaitForTheWriteInFlightAndRepliesComeOnlyOnceDurable() throws Exception {
         final ActorRef<Counter.Command> c = system.spawn(Counter.create(id()), "c");
         get(AskPattern.ask(c, Long.class, r -> new Counter.Add(1, r), Duration.ofSeconds(5)));
+        final PersistenceMetrics m = Persistence.get(system).metrics();
+        // the first command may itself have waited in the stash for the recovery to finish
+        final long stashedBefore = m.commandsStashed();
         store.pauseWrites();
         final List<CompletionStage<Long>> replies = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             replies.add(AskPattern.ask(c, Long.class, r -> new Counter.Add(10, r), Duration.ofSeconds(10)));
         }
-        final PersistenceMetrics m = Persistence.get(system).metrics();
         ActorTestKit.awaitAssert(Duration.ofSeconds(10), () -> {
             assertThat(store.heldWrites()).isEqualTo(1);
             assertThat(m.stashedNow()).isEqualTo(2);
@@ -111,7 +113,7 @@ class EventSourcedBehaviorTest {
         assertThat(get(replies.get(1))).isEqualTo(21L);
         assertThat(get(replies.get(2))).isEqualTo(31L);
         assertThat(m.stashedNow()).isZero();
-        assertThat(m.commandsStashed()).isEqualTo(2);
+        assertThat(m.commandsStashed() - stashedBefore).isEqualTo(2);
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.troupe.actor.Behavior;
 import dev.troupe.cluster.sharding.EntityContext;
 import dev.troupe.spring.TroupeActor;
 import dev.troupe.spring.cluster.sharding.TroupeEntity;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -14,7 +15,9 @@ import java.util.function.Function;
  * The service's actors, declared as beans: the starter spawns the audit actor and initializes
  * the SKUs as sharded entities on every node, giving an {@code EntityRefFactory<Sku.Command>}.
  * Every node of the cluster serves the API and hosts SKUs: each SKU runs on the member that owns
- * its shard, and moves (with its stock, see {@link Sku}) when members come and go.
+ * its shard, and moves when members come and go; its stock is in the database (see {@link Sku}), so
+ * it recovers wherever it starts next. Sharding needs nothing for that: the entity is event-sourced,
+ * and the starter has started persistence on the system before the first SKU starts.
  */
 @Configuration(proxyBeanMethods = false)
 public class InventoryActors {
@@ -27,7 +30,8 @@ public class InventoryActors {
 
     @Bean
     @TroupeEntity(name = "Sku", stopMessage = Sku.Stop.class)
-    Function<EntityContext<Sku.Command>, Behavior<Sku.Command>> sku(ActorRef<Audit.Message> audit, InventoryMeters meters) {
-        return entity -> Sku.create(entity, audit, meters);
+    Function<EntityContext<Sku.Command>, Behavior<Sku.Command>> sku(ActorRef<Audit.Message> audit, InventoryMeters meters,
+                                                                     @Value("${inventory.snapshot-every:100}") int snapshotEvery) {
+        return entity -> Sku.create(entity, audit, meters, snapshotEvery);
     }
 }

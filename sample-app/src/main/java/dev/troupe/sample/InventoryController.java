@@ -2,6 +2,7 @@ package dev.troupe.sample;
 
 import dev.troupe.actor.AskTimeoutException;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -27,6 +28,11 @@ import java.util.concurrent.CompletionStage;
  * GET    /api/skus/{sku}                           current stock
  * GET    /api/refusals                             refused commands by kind
  * </pre>
+ *
+ * A 200 to a change means its event is stored. A 503 is an RFC 9457 problem detail: the database did
+ * not take the change (title "Stock change not stored", {@code reason} unavailable, timeout, ...),
+ * or the SKU did not answer in time; either way the change may or may not have been applied, so
+ * query the SKU before retrying.
  */
 @RestController
 @RequestMapping("/api")
@@ -39,22 +45,22 @@ public class InventoryController {
     }
 
     @PostMapping("/skus/{sku}/stock")
-    public CompletionStage<ResponseEntity<Sku.Reply>> restock(@PathVariable String sku, @RequestParam int quantity) {
+    public CompletionStage<ResponseEntity<Object>> restock(@PathVariable String sku, @RequestParam int quantity) {
         return inventory.restock(sku, quantity).thenApply(InventoryController::toResponse);
     }
 
     @PostMapping("/skus/{sku}/reservations")
-    public CompletionStage<ResponseEntity<Sku.Reply>> reserve(@PathVariable String sku, @RequestParam int quantity) {
+    public CompletionStage<ResponseEntity<Object>> reserve(@PathVariable String sku, @RequestParam int quantity) {
         return inventory.reserve(sku, quantity).thenApply(InventoryController::toResponse);
     }
 
     @DeleteMapping("/skus/{sku}/reservations")
-    public CompletionStage<ResponseEntity<Sku.Reply>> release(@PathVariable String sku, @RequestParam int quantity) {
+    public CompletionStage<ResponseEntity<Object>> release(@PathVariable String sku, @RequestParam int quantity) {
         return inventory.release(sku, quantity).thenApply(InventoryController::toResponse);
     }
 
     @GetMapping("/skus/{sku}")
-    public CompletionStage<ResponseEntity<Sku.Reply>> query(@PathVariable String sku) {
+    public CompletionStage<ResponseEntity<Object>> query(@PathVariable String sku) {
         return inventory.query(sku).thenApply(InventoryController::toResponse);
     }
 
@@ -63,10 +69,20 @@ public class InventoryController {
         return inventory.refusals();
     }
 
-    private static ResponseEntity<Sku.Reply> toResponse(Sku.Reply reply) {
-        return reply instanceof Sku.Rejected
-            ? ResponseEntity.status(HttpStatus.CONFLICT).body(reply)
-            : ResponseEntity.ok(reply);
+    private static ResponseEntity<Object> toResponse(Sku.Reply reply) {
+        if (reply instanceof Sku.Rejected) {
+            return ResponseEntity.status(HttpStatus.CONFLICT).body(reply);
+        }
+        if (reply instanceof Sku.Unavailable u) {
+            final ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The change to SKU " + u.sku()
+                + " could not be stored (" + u.reason() + "): " + u.detail()
+                + ". It may or may not have been applied; query the SKU before retrying.");
+            problem.setTitle("Stock change not stored");
+            problem.setProperty("sku", u.sku());
+            problem.setProperty("reason", u.reason());
+            return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(problem);
+        }
+        return ResponseEntity.ok(reply);
     }
 
     @ExceptionHandler(IllegalArgumentException.class)
@@ -75,8 +91,11 @@ public class InventoryController {
     }
 
     @ExceptionHandler({AskTimeoutException.class, CompletionException.class, InventoryService.SkuUnavailableException.class})
-    ResponseEntity<Map<String, String>> unavailable(Exception e) {
+    ResponseEntity<ProblemDetail> unavailable(Exception e) {
         final Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(Map.of("error", String.valueOf(cause.getMessage())));
+        final ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, String.valueOf(cause.getMessage())
+            + "; the request may or may not have been processed.");
+        problem.setTitle("SKU did not answer in time");
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(problem);
     }
 }

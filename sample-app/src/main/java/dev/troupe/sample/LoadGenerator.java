@@ -13,11 +13,14 @@ import org.springframework.web.bind.annotation.RestController;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 import jakarta.annotation.PreDestroy;
@@ -30,6 +33,7 @@ import jakarta.annotation.PreDestroy;
  * POST   /api/load?seconds=30&amp;skus=100&amp;workers=4   start a run (409 if one is running)
  *        &amp;rate=500                                 at most 500 requests/s in all (default: as fast as the replies come)
  * GET    /api/load                                  the current or last run
+ * GET    /api/load/ledger                           what each SKU's clients were told, for the current or last run
  * DELETE /api/load                                  end the current run now
  * </pre>
  * or {@code inventory.load.on-startup=true} to start a run when the application is ready.
@@ -37,7 +41,11 @@ import jakarta.annotation.PreDestroy;
  * <p>Every answer its clients get is counted ({@code inventory.load.requests} by kind and outcome:
  * ok, refused, or failed when no answer came in time) with the quantities of the ok and failed
  * ones ({@code inventory.load.quantity}), so the stock the SKUs hold can be checked against what
- * the clients were told: every reservation processed once, or reported failed.
+ * the clients were told: every reservation processed once, or reported failed. The ledger keeps
+ * the same per SKU, the quantities acknowledged (reserved, released) and those whose outcome is not
+ * known (no answer in time, or a 503 because the database did not take the change): a SKU's
+ * reserved stock must have moved by the acknowledged reservations less the acknowledged releases,
+ * give or take the unknown ones.
  */
 @RestController
 public class LoadGenerator {
@@ -58,6 +66,8 @@ public class LoadGenerator {
     private final Counter releasedQuantity;
     private final Counter releaseFailedQuantity;
     private final List<Thread> workers = new ArrayList<>();
+    /** Per SKU of the run, by index: reserved ok, released ok, reserve outcome unknown, release outcome unknown (quantities). */
+    private volatile AtomicLongArray[] ledger = newLedger(0);
     private volatile long deadlineNanos;
     private volatile boolean stopping;
 
@@ -107,8 +117,12 @@ public class LoadGenerator {
             return ResponseEntity.badRequest().body(Map.of("error",
                 "need 0 < seconds <= 3600, 0 < skus <= 100000, 0 < workers <= 64, 0 <= rate <= 1000000 (0: unpaced)"));
         }
-        if (!start(duration, s, w, r)) {
-            return ResponseEntity.status(409).body(status());
+        try {
+            if (!start(duration, s, w, r)) {
+                return ResponseEntity.status(409).body(status());
+            }
+        } catch (IllegalStateException | CompletionException e) {
+            return ResponseEntity.status(503).body(Map.<String, Object>of("error", String.valueOf(e.getMessage())));
         }
         return ResponseEntity.accepted().body(status());
     }
@@ -117,6 +131,26 @@ public class LoadGenerator {
     public Map<String, Object> endRun() {
         deadlineNanos = System.nanoTime();
         return status();
+    }
+
+    /**
+     * @return for each SKU of the current or last run, the quantities its clients were told were
+     *         reserved and released, and those whose outcome they do not know
+     */
+    @GetMapping("/api/load/ledger")
+    public Map<String, Map<String, Long>> ledger() {
+        final AtomicLongArray[] l = ledger;
+        final Map<String, Map<String, Long>> out = new LinkedHashMap<>();
+        for (int i = 0; i < l[0].length(); i++) {
+            out.put(skuId(i), Map.of("reserved", l[0].get(i), "released", l[1].get(i),
+                "reserveUnknown", l[2].get(i), "releaseUnknown", l[3].get(i)));
+        }
+        return out;
+    }
+
+    private static AtomicLongArray[] newLedger(int skus) {
+        return new AtomicLongArray[] {new AtomicLongArray(skus), new AtomicLongArray(skus), new AtomicLongArray(skus),
+            new AtomicLongArray(skus)};
     }
 
     @GetMapping("/api/load")
@@ -147,9 +181,13 @@ public class LoadGenerator {
         requests.set(0);
         refused.set(0);
         failed.set(0);
+        ledger = newLedger(skus);
         // Every SKU gets its stock before the clients start.
         for (int i = 0; i < skus; i++) {
-            inventory.restock(skuId(i), properties.getInitialStock()).toCompletableFuture().join();
+            final Sku.Reply stocked = inventory.restock(skuId(i), properties.getInitialStock()).toCompletableFuture().join();
+            if (!(stocked instanceof Sku.Stock)) {
+                throw new IllegalStateException(skuId(i) + " could not be restocked before the run: " + stocked);
+            }
         }
         deadlineNanos = System.nanoTime() + duration.toNanos();
         // Each client paces its own share: one request every workerCount / rate seconds.
@@ -166,8 +204,10 @@ public class LoadGenerator {
     private void run(int skus, long intervalNanos) {
         final ThreadLocalRandom random = ThreadLocalRandom.current();
         final Pacer pacer = new Pacer(intervalNanos);
+        final AtomicLongArray[] book = ledger;
         while (pacer.awaitTurn()) {
-            final String sku = skuId(random.nextInt(skus));
+            final int index = random.nextInt(skus);
+            final String sku = skuId(index);
             final int quantity = 1 + random.nextInt(3);
             final Sku.Reply reserved;
             try {
@@ -176,9 +216,11 @@ public class LoadGenerator {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception e) {
-                failed.incrementAndGet();
-                reserveFailed.increment();
-                reserveFailedQuantity.increment(quantity);
+                reserveFailed(book, index, quantity);
+                continue;
+            }
+            if (reserved instanceof Sku.Unavailable) {
+                reserveFailed(book, index, quantity);
                 continue;
             }
             requests.incrementAndGet();
@@ -189,32 +231,53 @@ public class LoadGenerator {
             }
             reserveOk.increment();
             reservedQuantity.increment(quantity);
+            book[0].addAndGet(index, quantity);
             // Most reservations are released again (a cancelled cart), so stock lasts.
             if (random.nextInt(10) < 9) {
                 if (!pacer.awaitTurn()) {
                     // the run ended between the two: the reservation stays, counted as ok
                     return;
                 }
+                final Sku.Reply released;
                 try {
-                    final Sku.Reply released = inventory.release(sku, quantity).toCompletableFuture().get(5, TimeUnit.SECONDS);
-                    requests.incrementAndGet();
-                    if (released instanceof Sku.Rejected) {
-                        refused.incrementAndGet();
-                        releaseRefused.increment();
-                    } else {
-                        releaseOk.increment();
-                        releasedQuantity.increment(quantity);
-                    }
+                    released = inventory.release(sku, quantity).toCompletableFuture().get(5, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return;
                 } catch (Exception e) {
-                    failed.incrementAndGet();
-                    releaseFailed.increment();
-                    releaseFailedQuantity.increment(quantity);
+                    releaseFailed(book, index, quantity);
+                    continue;
+                }
+                if (released instanceof Sku.Unavailable) {
+                    releaseFailed(book, index, quantity);
+                    continue;
+                }
+                requests.incrementAndGet();
+                if (released instanceof Sku.Rejected) {
+                    refused.incrementAndGet();
+                    releaseRefused.increment();
+                } else {
+                    releaseOk.increment();
+                    releasedQuantity.increment(quantity);
+                    book[1].addAndGet(index, quantity);
                 }
             }
         }
+    }
+
+    /** No answer in time, or the database did not take it: the reservation may or may not be in the stock. */
+    private void reserveFailed(AtomicLongArray[] book, int index, int quantity) {
+        failed.incrementAndGet();
+        reserveFailed.increment();
+        reserveFailedQuantity.increment(quantity);
+        book[2].addAndGet(index, quantity);
+    }
+
+    private void releaseFailed(AtomicLongArray[] book, int index, int quantity) {
+        failed.incrementAndGet();
+        releaseFailed.increment();
+        releaseFailedQuantity.increment(quantity);
+        book[3].addAndGet(index, quantity);
     }
 
     /**

@@ -1,33 +1,43 @@
 package dev.troupe.sample;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The sample service on a real port: reserve stock over HTTP, then read the troupe meters
- * from {@code /actuator/prometheus} and the actor system from {@code /actuator/troupe}.
+ * from {@code /actuator/prometheus} and the actor system from {@code /actuator/troupe}; a database
+ * that fails mid-request (its pool refusing connections) answers 503 with a problem detail, and the
+ * SKU serves again on its own once the database is back.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {"server.address=127.0.0.1", "troupe.remote.bind-port=0", "troupe.default-dispatcher.threads=2",
-        "troupe.metrics.refresh-interval=200ms"})
+        "troupe.metrics.refresh-interval=200ms", "troupe.persistence.jdbc.embedded.directory=target/inventory-data/${random.uuid}"})
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class InventoryApplicationTests {
 
@@ -70,6 +80,10 @@ class InventoryApplicationTests {
         assertThat(value(prometheus, "troupe_cluster_sharding_entities", "type=\"Sku\"")).isEqualTo(2.0);
         assertThat(value(prometheus, "troupe_cluster_sharding_shards", "type=\"Sku\"")).isEqualTo(100.0);
         assertThat(value(prometheus, "troupe_cluster_sharding_entities_started_total", "type=\"Sku\"")).isEqualTo(2.0);
+        // four changes stored as events (two restocks, a reservation, a release), two SKUs recovered
+        assertThat(value(prometheus, "troupe_persistence_events_persisted_total", "system=\"inventory\"")).isEqualTo(4.0);
+        assertThat(value(prometheus, "troupe_persistence_recoveries_seconds_count", "system=\"inventory\"")).isEqualTo(2.0);
+        assertThat(value(prometheus, "troupe_persistence_failures_total", "reason=\"unavailable\"")).isEqualTo(0.0);
         // the SKU entities have no series of their own
         assertThat(prometheus).doesNotContain("A-1");
         assertThat(value(prometheus, "troupe_dead_letters_total", "reason=\"mailbox-full\"")).isEqualTo(0.0);
@@ -85,13 +99,17 @@ class InventoryApplicationTests {
         final String sharding = call("GET", "/actuator/troupe/sharding").body();
         assertThat(sharding).contains("\"name\":\"Sku\"").contains("\"activeEntities\":2").contains("\"numberOfShards\":100")
             .contains("\"unownedShards\":0");
+        final String persistence = call("GET", "/actuator/troupe/persistence").body();
+        assertThat(persistence).contains("\"dialect\":\"h2\"").contains("\"eventsPersisted\":4").contains("Sku|A-1");
         final String actors = call("GET", "/actuator/troupe/actors?offset=0&limit=10").body();
         assertThat(actors).contains("troupe://inventory/user/audit");
 
         // The troupe indicator is UP, and a member of the readiness group (Boot's probe groups
         // hide their components over HTTP, so membership is read from the endpoint bean).
         assertThat(call("GET", "/actuator/health/readiness").statusCode()).isEqualTo(200);
-        assertThat(call("GET", "/actuator/health").body()).contains("\"troupe\":{").contains("\"mailboxBacklog\":");
+        assertThat(call("GET", "/actuator/health").body()).contains("\"troupe\":{").contains("\"mailboxBacklog\":")
+            .contains("\"troupePersistence\":{\"details\":{\"store\":\"jdbc(h2, jdbc_batch)\"");
+        assertThat(call("GET", "/actuator/health/troupePersistence").body()).contains("\"status\":\"UP\"");
         assertThat(health.healthForPath("readiness", "troupe")).isNotNull();
         assertThat(health.healthForPath("liveness", "troupe")).isNull();
     }
@@ -121,6 +139,76 @@ class InventoryApplicationTests {
         assertThat(requests.find()).isTrue();
         assertThat(Long.parseLong(requests.group(1))).isPositive().isLessThanOrEqualTo(40);
         assertThat(call("POST", "/api/load?seconds=2&rate=-1").statusCode()).isEqualTo(400);
+    }
+
+    /**
+     * The database fails while a reservation is written (the pool refuses connections, as it does
+     * when the database is down): 503 with a problem detail, the health indicator DOWN; back, the SKU
+     * answers again by itself, without the refused reservation.
+     */
+    @Test
+    @Order(4)
+    void aDatabaseThatFailsMidRequestAnswers503WithAProblemDetailAndTheSkuRecoversOnItsOwn() throws Exception {
+        assertThat(call("POST", "/api/skus/D-1/stock?quantity=5").statusCode()).isEqualTo(200);
+        Outage.DATABASE.down(true);
+        try {
+            final HttpResponse<String> refused = call("POST", "/api/skus/D-1/reservations?quantity=2");
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(503);
+            assertThat(refused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+            assertThat(refused.body()).contains("\"title\":\"Stock change not stored\"").contains("\"status\":503")
+                .contains("\"sku\":\"D-1\"").contains("\"reason\":\"unavailable\"");
+            final HttpResponse<String> store = call("GET", "/actuator/health/troupePersistence");
+            assertThat(store.statusCode()).as(store.body()).isEqualTo(503);
+            assertThat(store.body()).contains("\"status\":\"DOWN\"");
+        } finally {
+            Outage.DATABASE.down(false);
+        }
+        // no restart: the SKU (stopped by the failed write) starts again on its next command and recovers
+        final HttpResponse<String> after = Awaitility.await("D-1 answers").atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(100)).until(() -> call("GET", "/api/skus/D-1"), r -> r.statusCode() == 200);
+        assertThat(after.body()).contains("\"available\":5").contains("\"reserved\":0");
+        final HttpResponse<String> reserved = call("POST", "/api/skus/D-1/reservations?quantity=2");
+        assertThat(reserved.statusCode()).as(reserved.body()).isEqualTo(200);
+        assertThat(reserved.body()).contains("\"available\":3").contains("\"reserved\":2");
+        assertThat(call("GET", "/actuator/health/troupePersistence").body()).contains("\"status\":\"UP\"");
+    }
+
+    /** Puts the application's DataSource behind a switch that makes it refuse connections. */
+    @TestConfiguration(proxyBeanMethods = false)
+    static class Outage {
+
+        static final SwitchableDataSource DATABASE = new SwitchableDataSource();
+
+        @Bean
+        static BeanPostProcessor switchableDataSource() {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) {
+                    if (bean instanceof DataSource ds && !(bean instanceof SwitchableDataSource)) {
+                        DATABASE.setTargetDataSource(ds);
+                        return DATABASE;
+                    }
+                    return bean;
+                }
+            };
+        }
+    }
+
+    /** A DataSource that can be made to refuse connections, as a pool does while its database is down. */
+    static final class SwitchableDataSource extends DelegatingDataSource {
+        private volatile boolean down;
+
+        void down(boolean down) {
+            this.down = down;
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            if (down) {
+                throw new SQLTransientConnectionException("Connection is not available: the database is down (test)", "08001");
+            }
+            return super.getConnection();
+        }
     }
 
     private double hostedShards() {

@@ -4,6 +4,7 @@ import dev.troupe.cluster.Cluster;
 import dev.troupe.cluster.MemberStatus;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -14,6 +15,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its own HTTP port and remote transport on 127.0.0.1, members of one cluster (static discovery of
  * the three). Every node serves the API and hosts SKUs: each SKU is a sharded entity on the member
  * that owns its shard, reached from any node over real sockets, every command processed exactly
- * once. When a node leaves gracefully its SKUs move to the others with their stock.
+ * once. When a node leaves gracefully its SKUs move to the others, where they recover their stock
+ * from the database the nodes share.
  */
 class InventoryClusterTests {
 
@@ -35,15 +38,21 @@ class InventoryClusterTests {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+    @TempDir
+    Path data;
+
     @Test
     void everyNodeServesEverySkuEachCommandProcessedOnceAndALeavingNodeHandsItsSkusOver() throws Exception {
         final int p1 = freePort();
         final int p2 = freePort();
         final int p3 = freePort();
         final String members = "--troupe.cluster.static-members=127.0.0.1:" + p1 + ",127.0.0.1:" + p2 + ",127.0.0.1:" + p3;
-        try (ConfigurableApplicationContext n1 = start(p1, members);
-             ConfigurableApplicationContext n2 = start(p2, members);
-             ConfigurableApplicationContext n3 = start(p3, members)) {
+        // the three nodes share one database, as nodes of one cluster do: here the embedded H2 file, which
+        // the nodes in this one JVM open together
+        final String database = "--troupe.persistence.jdbc.embedded.directory=" + data;
+        try (ConfigurableApplicationContext n1 = start(p1, members, database);
+             ConfigurableApplicationContext n2 = start(p2, members, database);
+             ConfigurableApplicationContext n3 = start(p3, members, database)) {
             final List<ConfigurableApplicationContext> nodes = List.of(n1, n2, n3);
             for (ConfigurableApplicationContext n : nodes) {
                 Awaitility.await("three members up").atMost(WAIT).until(() -> n.getBean(Cluster.class).state().members().stream()
@@ -86,8 +95,8 @@ class InventoryClusterTests {
                 assertThat(sharding).as("node %d", i + 1).contains("\"activeEntities\":" + (int) restocks[i]);
             }
 
-            // Node 3 leaves (its context closes: graceful leave, hand-off first). Its SKUs move to the
-            // others with their stock; nothing was lost and nothing answers twice.
+            // Node 3 leaves (its context closes: graceful leave, hand-off first). Its SKUs start on the
+            // others and recover their stock from the journal; nothing was lost and nothing answers twice.
             n3.close();
             for (String sku : skus) {
                 final HttpResponse<String> r = call(nodes.get(sku.hashCode() % 2 == 0 ? 0 : 1), "GET", "/api/skus/" + sku);

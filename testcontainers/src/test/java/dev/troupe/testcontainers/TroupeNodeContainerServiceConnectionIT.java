@@ -36,6 +36,8 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 @SpringBootTest(classes = TroupeNodeContainerServiceConnectionIT.ClientApp.class, webEnvironment = SpringBootTest.WebEnvironment.NONE,
         properties = {
             "troupe.system-name=tests",
+            // this module's tests have troupe-spring-boot-starter-persistence for PostgreSQLServiceConnectionIT
+            "troupe.persistence.enabled=false",
             "troupe.remote.bind-port=0",
             "troupe.remote.refs.echo.peer=echo-node",
             "troupe.remote.refs.echo.path=/user/echo",

@@ -31,9 +31,9 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
  * <ul>
  *   <li>{@link #internalsStayInTheirModule()}: no class uses another module's {@code internal}
  *       package; siblings of the actor runtime go through {@code dev.troupe.actor.spi}.</li>
- *   <li>{@link #noPackageCycles()}: no dependency cycle between packages, except that a module's
- *       public API package may construct its own runtime (and the actor settings name the
- *       instrumentation SPI they install).</li>
+ *   <li>{@link #noPackageCycles()}: no dependency cycle between packages, except that an API
+ *       package may construct its own runtime, a module's root may take its SPI's providers, and
+ *       the actor settings name the instrumentation SPI they install.</li>
  *   <li>{@link #independentOf}: a module stays free of the frameworks it must not depend on.</li>
  *   <li>{@link #publicSignaturesHideInternals}: public and protected members of the public
  *       types of API and SPI packages never name an {@code internal} type.</li>
@@ -75,6 +75,9 @@ public final class TroupeArchitecture {
         }).because("siblings use a module's public API or its SPI (dev.troupe.actor.spi), never its internals");
     }
 
+    /** API packages below a module's root with a runtime of their own below them ({@code <package>.internal}). */
+    private static final String[] API_PACKAGES_WITH_A_RUNTIME = {"dev.troupe.cluster.sharding"};
+
     /** The one SPI package the runtime's API names: {@code ActorSystemSettings} installs its hooks. */
     private static final String INSTRUMENTATION_SPI = "dev.troupe.actor.spi.instrumentation";
 
@@ -83,14 +86,16 @@ public final class TroupeArchitecture {
         "dev.troupe.benchmarks", "dev.troupe.fixturelib"};
 
     /**
-     * No cycles between the production packages below {@code dev.troupe}, with one kind of edge
-     * left out: a module's root package (its entry points, such as {@code ActorSystem.create},
-     * {@code Behaviors.setup}, {@code ActorSystem.metrics()}, {@code RemoteTransport.start}) using
-     * its own runtime ({@code internal}) and the views it hands out ({@code metrics}); and one edge
-     * more, the actor API's settings naming the instrumentation SPI they install
-     * ({@code ActorSystemSettings.Builder.instrumentation}). Every other edge counts: the runtime
-     * may depend on the API and the SPI, the SPI on the API only and never on the runtime, the
-     * views never on the runtime, and nothing on the test kit.
+     * No cycles between the production packages below {@code dev.troupe}, with three kinds of edge
+     * left out: an API package (a module's root, such as {@code ActorSystem.create},
+     * {@code Behaviors.setup}, {@code ActorSystem.metrics()}, {@code RemoteTransport.start}, or an
+     * API package below it, such as {@code dev.troupe.cluster.sharding}) using its own runtime (the
+     * {@code internal} package below it) and, for the root, the views it hands out
+     * ({@code metrics}); a module's root package taking the providers its SPI defines
+     * ({@code Cluster.start(system, settings, ClusterTransport)}); and the actor API's settings
+     * naming the instrumentation SPI they install ({@code ActorSystemSettings.Builder.instrumentation}).
+     * Every other edge counts: the runtime may depend on the API and the SPI, the SPI on the API
+     * only and never on the runtime, the views never on the runtime, and nothing on the test kit.
      *
      * <p>Check it on {@link #production(JavaClasses)}: tests live in the packages they test and
      * use the test kit, which is no cycle of the design.
@@ -101,7 +106,11 @@ public final class TroupeArchitecture {
         SliceRule rule = slices().matching("dev.troupe.(**)").should().beFreeOfCycles();
         for (String module : MODULES) {
             rule = rule.ignoreDependency(JavaClass.Predicates.resideInAPackage(module),
-                JavaClass.Predicates.resideInAnyPackage(module + ".internal..", module + ".metrics.."));
+                JavaClass.Predicates.resideInAnyPackage(module + ".internal..", module + ".metrics..", module + ".spi.."));
+        }
+        for (String api : API_PACKAGES_WITH_A_RUNTIME) {
+            rule = rule.ignoreDependency(JavaClass.Predicates.resideInAPackage(api),
+                JavaClass.Predicates.resideInAPackage(api + ".internal.."));
         }
         // the settings name the instrumentation they install, as java.nio.file's FileSystem names its provider
         return rule.ignoreDependency(JavaClass.Predicates.resideInAPackage("dev.troupe.actor"),

@@ -2,6 +2,7 @@ package dev.troupe.spring.aot;
 
 import dev.troupe.spring.autoconfigure.TroupeProperties;
 import dev.troupe.spring.autoconfigure.TroupeClusterProperties;
+import dev.troupe.spring.autoconfigure.TroupePersistenceProperties;
 import dev.troupe.spring.autoconfigure.TroupeRemoteProperties;
 import dev.troupe.spring.endpoint.TroupeEndpoint;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
@@ -30,9 +31,11 @@ class TroupeRuntimeHints implements RuntimeHintsRegistrar {
 
     @Override
     public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
-        BindableRuntimeHintsRegistrar.forTypes(TroupeProperties.class, TroupeRemoteProperties.class, TroupeClusterProperties.class)
+        BindableRuntimeHintsRegistrar.forTypes(TroupeProperties.class, TroupeRemoteProperties.class, TroupeClusterProperties.class,
+                TroupePersistenceProperties.class)
             .registerHints(hints, classLoader);
-        for (Class<?> c : new Class<?>[] {TroupeProperties.class, TroupeRemoteProperties.class, TroupeClusterProperties.class}) {
+        for (Class<?> c : new Class<?>[] {TroupeProperties.class, TroupeRemoteProperties.class, TroupeClusterProperties.class,
+            TroupePersistenceProperties.class}) {
             introspect(hints, c);
         }
         for (String factory : FACTORIES) {
@@ -41,6 +44,11 @@ class TroupeRuntimeHints implements RuntimeHintsRegistrar {
         new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
             TroupeEndpoint.TroupeReport.class, TroupeEndpoint.ActorPage.class, TroupeEndpoint.MailboxEntry.class,
             TroupeEndpoint.DispatcherInfo.class, TroupeEndpoint.DeadLetterInfo.class);
+        // the persistence section's records, named so that the hints load without troupe-persistence
+        for (String record : new String[] {"PersistenceInfo", "BatchInfo", "RecoveriesInfo", "RecoveryInfo", "StashInfo", "StoreInfo"}) {
+            hints.reflection().registerType(TypeReference.of("dev.troupe.spring.persistence.TroupePersistenceReport$" + record),
+                MemberCategory.INVOKE_PUBLIC_METHODS, MemberCategory.INVOKE_DECLARED_CONSTRUCTORS);
+        }
     }
 
     /** The unknown-key check reads the getters of each properties class and its nested classes. */

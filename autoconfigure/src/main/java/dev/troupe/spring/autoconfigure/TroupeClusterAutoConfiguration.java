@@ -4,7 +4,7 @@ import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.cluster.Cluster;
 import dev.troupe.cluster.ClusterSettings;
-import dev.troupe.cluster.ClusterTransport;
+import dev.troupe.cluster.spi.ClusterTransport;
 import dev.troupe.cluster.Receptionist;
 import dev.troupe.cluster.RemoteClusterTransport;
 import dev.troupe.cluster.ServiceKey;

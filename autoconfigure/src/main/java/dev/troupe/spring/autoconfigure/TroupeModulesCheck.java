@@ -11,6 +11,10 @@ import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
@@ -25,17 +29,27 @@ import java.util.Map;
  * ({@code troupe.remote.enabled=true}, or a {@link TroupeConnectionDetails} bean such as
  * {@code @ServiceConnection} makes) without {@code troupe-remote}, the cluster
  * ({@code troupe.cluster.enabled=true}, {@code troupe.cluster.routers.*}, {@code @TroupeEntity} beans)
- * without {@code troupe-cluster}. Their auto-configurations are conditional on those classes, so
- * without this check the request would be silently ignored. The core starter leaves both modules
- * out on purpose (no Netty in a local-only application): {@code troupe-spring-boot-starter-remote}
- * and {@code troupe-spring-boot-starter-cluster} bring them.
+ * without {@code troupe-cluster}, and durable entities (any {@code troupe.persistence.*} key) without
+ * {@code troupe-persistence} and {@code troupe-persistence-jdbc}. Their auto-configurations are
+ * conditional on those classes, so without this check the request would be silently ignored. The
+ * core starter leaves these modules out on purpose (no Netty in a local-only application, no JDBC in
+ * one without a database): {@code troupe-spring-boot-starter-remote}, {@code -cluster} and
+ * {@code -persistence} bring them.
  */
 class TroupeModulesCheck implements BeanFactoryPostProcessor, EnvironmentAware, BeanClassLoaderAware, Ordered {
 
     static final String REMOTE_CLASS = "dev.troupe.remote.RemoteTransport";
+    /**
+     * The transport needs Netty beside {@code troupe-remote}'s classes: {@code troupe-persistence}
+     * brings those classes for their serializers, without Netty.
+     */
+    static final String NETTY_CLASS = "io.netty.channel.Channel";
     static final String CLUSTER_CLASS = "dev.troupe.cluster.Receptionist";
+    static final String PERSISTENCE_CLASS = "dev.troupe.persistence.Persistence";
+    static final String JDBC_STORE_CLASS = "dev.troupe.persistence.jdbc.JdbcStore";
     static final String REMOTE_STARTER = "dev.troupe:troupe-spring-boot-starter-remote";
     static final String CLUSTER_STARTER = "dev.troupe:troupe-spring-boot-starter-cluster";
+    static final String PERSISTENCE_STARTER = "dev.troupe:troupe-spring-boot-starter-persistence";
 
     private Environment environment;
     private ClassLoader classLoader = TroupeModulesCheck.class.getClassLoader();
@@ -57,12 +71,12 @@ class TroupeModulesCheck implements BeanFactoryPostProcessor, EnvironmentAware, 
 
     @Override
     public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) throws BeansException {
-        final boolean remote = ClassUtils.isPresent(REMOTE_CLASS, classLoader);
+        final boolean remote = ClassUtils.isPresent(REMOTE_CLASS, classLoader) && ClassUtils.isPresent(NETTY_CLASS, classLoader);
         final boolean cluster = ClassUtils.isPresent(CLUSTER_CLASS, classLoader);
         if (!remote) {
             if (environment.getProperty("troupe.remote.enabled", Boolean.class, false)) {
                 throw new InvalidTroupePropertyException("troupe.remote.enabled",
-                    "is true, but the remote transport (troupe-remote) is not on the class path",
+                    "is true, but the remote transport (troupe-remote with Netty) is not on the class path",
                     "Depend on " + REMOTE_STARTER + " (or " + CLUSTER_STARTER + ") instead of dev.troupe:troupe-spring-boot-starter,"
                         + " or remove troupe.remote.enabled.");
             }
@@ -89,16 +103,50 @@ class TroupeModulesCheck implements BeanFactoryPostProcessor, EnvironmentAware, 
                     "Depend on " + CLUSTER_STARTER + " instead of dev.troupe:troupe-spring-boot-starter, or remove troupe.cluster.routers."
                         + name + ".");
             }
-            for (String beanName : beanFactory.getBeanDefinitionNames()) {
-                final BeanDefinition definition = beanFactory.getBeanDefinition(beanName);
-                if (definition instanceof AnnotatedBeanDefinition annotated) {
-                    final MethodMetadata method = annotated.getFactoryMethodMetadata();
-                    if (method != null && method.isAnnotated(TroupeEntity.class.getName())) {
-                        throw new TroupeConfigurationException("@TroupeEntity bean '" + beanName + "' ("
-                            + AnnotatedBeanMethods.origin(TroupeEntity.class, method) + ") is a sharded entity, but the cluster"
-                            + " (troupe-cluster) is not on the class path, so it would be silently ignored.",
-                            "Depend on " + CLUSTER_STARTER + " instead of dev.troupe:troupe-spring-boot-starter.");
-                    }
+            checkEntityBeans(beanFactory);
+        }
+        checkPersistence();
+    }
+
+    /**
+     * A {@code troupe.persistence.*} key without the modules it configures. With {@code troupe-persistence}
+     * alone (a store of the application's own) only the {@code troupe.persistence.jdbc.*} keys need
+     * more; {@code troupe.persistence.enabled=false} needs nothing.
+     */
+    private void checkPersistence() {
+        final boolean persistence = ClassUtils.isPresent(PERSISTENCE_CLASS, classLoader);
+        if (persistence && ClassUtils.isPresent(JDBC_STORE_CLASS, classLoader)) {
+            return;
+        }
+        final ConfigurationPropertyName prefix = ConfigurationPropertyName.of(persistence ? "troupe.persistence.jdbc" : "troupe.persistence");
+        final ConfigurationPropertyName enabled = ConfigurationPropertyName.of("troupe.persistence.enabled");
+        for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+            if (!(source instanceof IterableConfigurationPropertySource iterable)) {
+                continue;
+            }
+            final ConfigurationPropertyName key = iterable.stream()
+                .filter(name -> prefix.isAncestorOf(name) && !(name.equals(enabled)
+                    && "false".equalsIgnoreCase(String.valueOf(source.getConfigurationProperty(name).getValue()).trim())))
+                .findFirst().orElse(null);
+            if (key != null) {
+                final String missing = persistence ? "the JDBC store (troupe-persistence-jdbc) is" : "durable entities' modules (troupe-persistence,"
+                    + " troupe-persistence-jdbc) are";
+                throw new InvalidTroupePropertyException(key.toString(), "is set, but " + missing + " not on the class path",
+                    "Depend on " + PERSISTENCE_STARTER + " beside the starter the application uses, or remove the troupe.persistence.* keys.");
+            }
+        }
+    }
+
+    private static void checkEntityBeans(ConfigurableListableBeanFactory beanFactory) {
+        for (String beanName : beanFactory.getBeanDefinitionNames()) {
+            final BeanDefinition definition = beanFactory.getBeanDefinition(beanName);
+            if (definition instanceof AnnotatedBeanDefinition annotated) {
+                final MethodMetadata method = annotated.getFactoryMethodMetadata();
+                if (method != null && method.isAnnotated(TroupeEntity.class.getName())) {
+                    throw new TroupeConfigurationException("@TroupeEntity bean '" + beanName + "' ("
+                        + AnnotatedBeanMethods.origin(TroupeEntity.class, method) + ") is a sharded entity, but the cluster"
+                        + " (troupe-cluster) is not on the class path, so it would be silently ignored.",
+                        "Depend on " + CLUSTER_STARTER + " instead of dev.troupe:troupe-spring-boot-starter.");
                 }
             }
         }

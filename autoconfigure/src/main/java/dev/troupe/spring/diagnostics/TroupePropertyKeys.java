@@ -40,7 +40,8 @@ public final class TroupePropertyKeys {
     public static final Map<String, String> TROUPE_PROPERTIES_CLASSES = Map.of(
         "troupe", "dev.troupe.spring.autoconfigure.TroupeProperties",
         "troupe.remote", "dev.troupe.spring.autoconfigure.TroupeRemoteProperties",
-        "troupe.cluster", "dev.troupe.spring.autoconfigure.TroupeClusterProperties");
+        "troupe.cluster", "dev.troupe.spring.autoconfigure.TroupeClusterProperties",
+        "troupe.persistence", "dev.troupe.spring.autoconfigure.TroupePersistenceProperties");
 
     private static volatile TroupePropertyKeys troupe;
 

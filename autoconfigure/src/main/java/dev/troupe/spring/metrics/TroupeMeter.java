@@ -16,7 +16,8 @@ package dev.troupe.spring.metrics;
  * of the code's behaviors and message types, at most 256 pairs, more under {@code other});
  * {@code type} on sharding meters (entity types this node initialized, never one a peer named).
  * Dead letters of sharding carry the reasons {@code shard-unavailable}, {@code handoff-buffer-full}
- * and {@code entity-stopped} on {@code troupe.dead.letters}.
+ * and {@code entity-stopped} on {@code troupe.dead.letters}. Persistence meters carry {@code size}
+ * (a batch-size bucket, 12 values) and {@code reason} (the closed set of persistence failures).
  */
 public enum TroupeMeter {
 
@@ -106,7 +107,42 @@ public enum TroupeMeter {
     SHARDING_BUFFERED_MESSAGES("troupe.cluster.sharding.buffered.messages", Type.COUNTER, null, "system, type",
         "Messages that were held at some point, for shards moving or without a reachable owner"),
     SHARDING_REJECTED("troupe.cluster.sharding.rejected", Type.COUNTER, null, "system, type",
-        "Protocol messages from other nodes' regions refused (a shard out of range)");
+        "Protocol messages from other nodes' regions refused (a shard out of range)"),
+
+    PERSISTENCE_EVENTS_PERSISTED("troupe.persistence.events.persisted", Type.COUNTER, null, "system",
+        "Events the store committed"),
+    PERSISTENCE_BATCHES("troupe.persistence.batches", Type.COUNTER, null, "system, size",
+        "Write batches the store committed (one statement and one transaction each), by size: the upper bound of the"
+            + " batch's size bucket in events (1, 2, 4, ... 1024, more)"),
+    PERSISTENCE_WRITE_SAMPLED("troupe.persistence.write.sampled", Type.FUNCTION_TIMER, "seconds", "system",
+        "Write latency of sampled batches (one in troupe.persistence.jdbc.sample-every, 16), from the batch's first write queued to its commit"),
+    PERSISTENCE_WRITE_MAX("troupe.persistence.write.max", Type.GAUGE, "seconds", "system",
+        "Longest sampled batch write since the previous read"),
+    PERSISTENCE_BATCHES_IN_FLIGHT("troupe.persistence.batches.in.flight", Type.GAUGE, null, "system",
+        "Write batches being written now"),
+    PERSISTENCE_WRITES_QUEUED("troupe.persistence.writes.queued", Type.GAUGE, null, "system",
+        "Entities' writes queued now and not yet in a batch"),
+    PERSISTENCE_COMMANDS_STASHED("troupe.persistence.commands.stashed", Type.COUNTER, null, "system",
+        "Commands entities stashed because a write or their recovery was in flight"),
+    PERSISTENCE_STASHED("troupe.persistence.stashed", Type.GAUGE, null, "system",
+        "Commands waiting in entities' stashes now"),
+    PERSISTENCE_RECOVERIES("troupe.persistence.recoveries", Type.FUNCTION_TIMER, "seconds", "system",
+        "Entity recoveries completed, and their time from the entity's start to its last replayed event"),
+    PERSISTENCE_RECOVERY_MAX("troupe.persistence.recovery.max", Type.GAUGE, "seconds", "system",
+        "Longest recovery since the previous read"),
+    PERSISTENCE_RECOVERING("troupe.persistence.recovering", Type.GAUGE, null, "system",
+        "Entities recovering now"),
+    PERSISTENCE_EVENTS_RECOVERED("troupe.persistence.events.recovered", Type.COUNTER, null, "system",
+        "Events applied by recoveries"),
+    PERSISTENCE_SNAPSHOTS("troupe.persistence.snapshots", Type.COUNTER, null, "system",
+        "Snapshots stored"),
+    PERSISTENCE_CONFLICTS("troupe.persistence.conflicts", Type.COUNTER, null, "system",
+        "Writes refused because another writer held the sequence number or revision (the entity stopped)"),
+    PERSISTENCE_FAILURES("troupe.persistence.failures", Type.COUNTER, null, "system, reason",
+        "Entity failures (writes, recoveries, refused commands) by reason: unavailable, timeout, conflict, serialization,"
+            + " oversized, stash-overflow, other"),
+    PERSISTENCE_STORE_FAILURES("troupe.persistence.store.failures", Type.COUNTER, null, "system, reason",
+        "Store operations (batches, reads, snapshot and state writes) that failed, by reason");
 
     /** The Micrometer meter type. */
     public enum Type {

@@ -86,8 +86,9 @@ class TroupeMetricsAutoConfigurationTests {
                 .anyMatch(r -> r.behavior().equals(Allocator.class.getName())));
             context.getBean(TroupeMetrics.class).refresh();
             for (TroupeMeter meter : TroupeMeter.values()) {
-                if (meter.meterName().startsWith("troupe.remote.") || meter.meterName().startsWith("troupe.cluster.")) {
-                    continue; // bound with the transport and the cluster, see TroupeRemote/ClusterAutoConfigurationTests
+                if (meter.meterName().startsWith("troupe.remote.") || meter.meterName().startsWith("troupe.cluster.")
+                    || meter.meterName().startsWith("troupe.persistence.")) {
+                    continue; // bound with the transport, the cluster and persistence, see their auto-configurations' tests
                 }
                 assertThat(registry.find(meter.meterName()).meters()).as(meter.meterName()).isNotEmpty();
             }

@@ -6,7 +6,7 @@ import dev.troupe.cluster.Address;
 import dev.troupe.cluster.Cluster;
 import dev.troupe.cluster.ClusterSettings;
 import dev.troupe.cluster.discovery.HostPort;
-import dev.troupe.cluster.InMemoryClusterNetwork;
+import dev.troupe.cluster.testkit.InMemoryClusterNetwork;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

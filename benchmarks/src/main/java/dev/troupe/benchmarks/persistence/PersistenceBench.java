@@ -49,6 +49,8 @@ public final class PersistenceBench {
     private static int recoveryEntities = 10_000;
     private static int recoveryEvents = 100;
     private static String only = "throughput,tell,sequential,recovery,raw,paced,h2";
+    /** Paces Troupe at this rate instead of Pekko's measured one (with --only paced, Pekko is not run). */
+    private static double paceRate;
 
     public static void main(String[] args) throws Exception {
         for (int i = 0; i < args.length; i += 2) {
@@ -61,6 +63,7 @@ public final class PersistenceBench {
                 case "--recovery-entities" -> recoveryEntities = Integer.parseInt(args[i + 1]);
                 case "--recovery-events" -> recoveryEvents = Integer.parseInt(args[i + 1]);
                 case "--only" -> only = args[i + 1];
+                case "--pace-rate" -> paceRate = Double.parseDouble(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -74,46 +77,49 @@ public final class PersistenceBench {
             for (int r = 1; r <= rounds; r++) {
                 if (only.contains("throughput")) {
                     try (TroupeRig t = new TroupeRig(troupePool, null)) {
-                        table.add(throughput(t, "r" + r));
+                        emit(table, throughput(t, "r" + r));
                     }
                     try (PekkoRig p = new PekkoRig(pg.url())) {
                         final String row = throughput(p, "r" + r);
-                        table.add(row);
+                        emit(table, row);
                         pekkoRate = lastRate;
                     }
                 }
                 if (only.contains("tell")) {
                     try (TroupeRig t = new TroupeRig(troupePool, null)) {
-                        table.add(throughputTell(t, "r" + r));
+                        emit(table, throughputTell(t, "r" + r));
                     }
                     try (PekkoRig p = new PekkoRig(pg.url())) {
-                        table.add(throughputTell(p, "r" + r));
+                        emit(table, throughputTell(p, "r" + r));
                     }
                 }
                 if (only.contains("raw")) {
-                    table.add(raw(troupePool, "copy", r));
-                    table.add(raw(troupePool, "insert", r));
+                    emit(table, raw(troupePool, "copy", r));
+                    emit(table, raw(troupePool, "insert", r));
                     try (HikariDataSource rewrite = pool(pg.url() + "?reWriteBatchedInserts=true", 2)) {
-                        table.add(raw(rewrite, "batch", r));
+                        emit(table, raw(rewrite, "batch", r));
                     }
                 }
-                if (only.contains("paced") && pekkoRate > 0) {
+                final double rate = paceRate > 0 ? paceRate : pekkoRate;
+                if (only.contains("paced") && rate > 0) {
                     try (TroupeRig t = new TroupeRig(troupePool, null)) {
-                        table.add(paced(t, "r" + r, pekkoRate));
+                        emit(table, paced(t, "r" + r, rate));
                     }
                 }
                 if (only.contains("sequential")) {
                     try (TroupeRig t = new TroupeRig(troupePool, null)) {
-                        table.add(sequential(t, "r" + r));
+                        emit(table, sequential(t, "r" + r));
                     }
                     try (PekkoRig p = new PekkoRig(pg.url())) {
-                        table.add(sequential(p, "r" + r));
+                        emit(table, sequential(p, "r" + r));
                     }
                 }
                 if (only.contains("recovery")) {
                     for (boolean snapshots : new boolean[] {false, true}) {
-                        table.add(recovery(() -> new TroupeRig(troupePool, null), "r" + r, snapshots));
-                        table.add(recovery(() -> new PekkoRig(pg.url()), "r" + r, snapshots));
+                        emit(table, recovery(() -> new TroupeRig(troupePool, null), "r" + r, snapshots));
+                        if (!only.contains("troupe-only")) {
+                            emit(table, recovery(() -> new PekkoRig(pg.url()), "r" + r, snapshots));
+                            }
                     }
                 }
                 flushOut(table);
@@ -127,14 +133,21 @@ public final class PersistenceBench {
             final List<String> table = new ArrayList<>();
             for (int r = 1; r <= rounds; r++) {
                 try (TroupeRig t = new TroupeRig(h2, JdbcSettings.WriteMethod.JDBC_BATCH)) {
-                    table.add(throughput(t, "h2-r" + r).replace("troupe", "troupe/h2-file"));
+                    emit(table, throughput(t, "h2-r" + r).replace("troupe", "troupe/h2-file"));
                 }
                 try (TroupeRig t = new TroupeRig(h2, JdbcSettings.WriteMethod.JDBC_BATCH)) {
-                    table.add(sequential(t, "h2-r" + r).replace("troupe", "troupe/h2-file"));
+                    emit(table, sequential(t, "h2-r" + r).replace("troupe", "troupe/h2-file"));
                 }
             }
             flushOut(table);
         }
+    }
+
+    /** Adds a row and prints it at once: a later scenario that fails loses nothing measured before it. */
+    private static void emit(List<String> table, String row) {
+        table.add(row);
+        System.out.println(row);
+        System.out.flush();
     }
 
     private static void flushOut(List<String> table) {
@@ -324,11 +337,19 @@ public final class PersistenceBench {
         }
     }
 
-    /** Troupe paced at a given rate (Pekko's maximum): the latency at that load. */
-    private static String paced(Rig rig, String round, double rate) throws Exception {
+    /**
+     * Troupe paced at a given rate (Pekko's maximum): the latency at that load, and where it goes
+     * (each command stamped: sent, handled by the entity, replied once durable, reply received).
+     */
+    private static String paced(TroupeRig rig, String round, double rate) throws Exception {
         rig.spawn("Paced|" + round + "-" + System.nanoTime() + "-", entities, false);
         touch(rig, entities);
         final Recorder latency = new Recorder(3);
+        final Recorder toEntity = new Recorder(3);
+        final Recorder journal = new Recorder(3);
+        final Recorder back = new Recorder(3);
+        final long batchesBefore = rig.store().metrics().batches();
+        final long eventsBefore = rig.store().metrics().eventsPersisted();
         final AtomicLong done = new AtomicLong();
         final long periodNanos = 1_000_000; // a tick per millisecond, rate/1000 asks per tick
         final double perTick = rate / 1000.0;
@@ -344,14 +365,24 @@ public final class PersistenceBench {
             if (!measuring && tick >= warmEnd) {
                 measuring = true;
                 latency.getIntervalHistogram();
+                toEntity.getIntervalHistogram();
+                journal.getIntervalHistogram();
+                back.getIntervalHistogram();
+                rig.store().metrics().maxSampledWriteNanos();
             }
             owed += perTick;
             while (owed >= 1) {
                 owed -= 1;
+                final long[] stamps = new long[3];
                 final long t0 = System.nanoTime();
-                rig.persist(next).whenComplete((c, f) -> {
+                stamps[0] = t0;
+                rig.timedPersist(next, stamps).whenComplete((c, f) -> {
                     if (f == null) {
-                        latency.recordValue(Math.max(1, (System.nanoTime() - t0) / 1000));
+                        final long t3 = System.nanoTime();
+                        latency.recordValue(Math.max(1, (t3 - t0) / 1000));
+                        toEntity.recordValue(Math.max(1, (stamps[1] - t0) / 1000));
+                        journal.recordValue(Math.max(1, (stamps[2] - stamps[1]) / 1000));
+                        back.recordValue(Math.max(1, (t3 - stamps[2]) / 1000));
                         done.incrementAndGet();
                     }
                 });
@@ -365,13 +396,22 @@ public final class PersistenceBench {
             }
         }
         final Histogram h = latency.getIntervalHistogram();
+        final Histogram a = toEntity.getIntervalHistogram();
+        final Histogram j = journal.getIntervalHistogram();
+        final Histogram b = back.getIntervalHistogram();
+        final long maxWrite = rig.store().metrics().maxSampledWriteNanos();
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (done.get() < sent && System.nanoTime() < deadline) {
             LockSupport.parkNanos(1_000_000);
         }
-        return String.format(Locale.ROOT, "| paced %s | %s at %,.0f/s | p50 %.2f ms | p99 %.2f ms | p99.9 %.2f ms | acked %d of %d |",
+        final long batches = rig.store().metrics().batches() - batchesBefore;
+        final long events = rig.store().metrics().eventsPersisted() - eventsBefore;
+        return String.format(Locale.ROOT, "| paced %s | %s at %,.0f/s | p50 %.2f ms | p99 %.2f ms | p99.9 %.2f ms | acked %d of %d |"
+                + " stages p50/p99 ms: to entity %.2f/%.2f, journal %.2f/%.2f, reply back %.2f/%.2f; %.1f events/batch, slowest sampled batch %.1f ms |",
             round, rig.name(), rate, h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getValueAtPercentile(99.9) / 1000.0,
-            done.get(), sent);
+            done.get(), sent, a.getValueAtPercentile(50) / 1000.0, a.getValueAtPercentile(99) / 1000.0,
+            j.getValueAtPercentile(50) / 1000.0, j.getValueAtPercentile(99) / 1000.0, b.getValueAtPercentile(50) / 1000.0, b.getValueAtPercentile(99) / 1000.0,
+            (double) events / Math.max(1, batches), maxWrite / 1e6);
     }
 
     /** One entity persisting sequentially: each ask waits for the previous reply. */
@@ -443,7 +483,11 @@ public final class PersistenceBench {
             }
             long wrong = 0;
             for (CompletableFuture<Long> f : fs) {
-                if (f.get(600, TimeUnit.SECONDS) != recoveryEvents) {
+                try {
+                    if (f.get(600, TimeUnit.SECONDS) != recoveryEvents) {
+                        wrong++;
+                    }
+                } catch (java.util.concurrent.ExecutionException e) {
                     wrong++;
                 }
             }

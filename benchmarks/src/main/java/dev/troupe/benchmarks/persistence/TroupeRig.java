@@ -29,6 +29,8 @@ final class TroupeRig implements Rig {
     record Persist(ActorRef<Long> replyTo) implements Cmd {}
     record PersistMany(int n, ActorRef<Long> replyTo) implements Cmd {}
     record Count(ActorRef<Long> replyTo) implements Cmd {}
+    /** A persist that stamps when the entity handled it ({@code stamps[1]}) and when its reply was made ({@code stamps[2]}). */
+    record Timed(ActorRef<Long> replyTo, long[] stamps) implements Cmd {}
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final AtomicLong IDS = new AtomicLong();
@@ -51,6 +53,15 @@ final class TroupeRig implements Rig {
             if (cmd instanceof Persist p) {
                 return Effect().persist(new BenchModel.BenchEvent(IDS.incrementAndGet(), 1, BenchModel.DATA))
                     .thenReply(p.replyTo(), BenchModel.BenchState::count);
+            }
+            if (cmd instanceof Timed t) {
+                final long[] stamps = t.stamps();
+                stamps[1] = System.nanoTime();
+                return Effect().persist(new BenchModel.BenchEvent(IDS.incrementAndGet(), 1, BenchModel.DATA))
+                    .thenReply(t.replyTo(), s -> {
+                        stamps[2] = System.nanoTime();
+                        return s.count();
+                    });
             }
             if (cmd instanceof PersistMany m) {
                 final List<BenchModel.BenchEvent> events = new ArrayList<>(m.n());
@@ -108,6 +119,11 @@ final class TroupeRig implements Rig {
     @Override
     public CompletionStage<Long> persist(int entity) {
         return AskPattern.ask(refs.get(entity), Long.class, Persist::new, TIMEOUT);
+    }
+
+    /** A persist whose stages are stamped: [0] sent (by the caller), [1] handled by the entity, [2] durable and replied. */
+    CompletionStage<Long> timedPersist(int entity, long[] stamps) {
+        return AskPattern.ask(refs.get(entity), Long.class, r -> new Timed(r, stamps), TIMEOUT);
     }
 
     @Override

@@ -4,7 +4,7 @@ import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.ActorSystemSettings;
 import dev.troupe.cluster.Cluster;
 import dev.troupe.cluster.ClusterSettings;
-import dev.troupe.cluster.InMemoryClusterNetwork;
+import dev.troupe.cluster.testkit.InMemoryClusterNetwork;
 import dev.troupe.cluster.discovery.StaticDiscovery;
 import dev.troupe.cluster.sharding.ClusterSharding;
 import dev.troupe.cluster.sharding.ShardingMetrics;
@@ -46,7 +46,7 @@ final class TroupeNodes implements AutoCloseable {
             final ActorSystem system = ActorSystem.create("bench", ActorSystemSettings.builder()
                 .defaultDispatcher(dev.troupe.actor.DispatcherSettings.of("default").withThreads(threads)).build());
             systems.add(system);
-            final dev.troupe.cluster.ClusterTransport transport;
+            final dev.troupe.cluster.spi.ClusterTransport transport;
             if (remote) {
                 final dev.troupe.remote.RemoteTransport t = dev.troupe.remote.RemoteTransport.start(system, dev.troupe.remote.RemoteSettings.builder()
                     .bindHost("127.0.0.1").bindPort(ports[i]).secret("benchmark-secret-0123456789").serializers(BenchSerializers.registry()).build());

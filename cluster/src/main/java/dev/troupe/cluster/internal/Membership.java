@@ -7,7 +7,7 @@ import dev.troupe.cluster.ClusterState;
 import dev.troupe.cluster.Member;
 import dev.troupe.cluster.MemberStatus;
 import dev.troupe.cluster.UniqueAddress;
-import dev.troupe.cluster.ClusterMessage.MemberInfo;
+import dev.troupe.cluster.spi.ClusterMessage.MemberInfo;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -41,11 +41,15 @@ import java.util.TreeMap;
  *       Removals for unreachability wait while this node's own judgement is suspect
  *       ({@link #holdRemovals}: it was paused).</li>
  * </ul>
+ *
+ * <p>Its rooms: this class holds the peers (status, reachability, tombstones), this node's own
+ * status and the events; {@link DiscoveryView} what discovery lists and the join gate;
+ * {@link RemovalRules} when an unreachable member is removed.
  */
-public final class Membership {
+final class Membership {
 
     /** Where the state machine's decisions go. */
-    public interface Effects {
+    interface Effects {
         /** @param candidate open an association (idempotent) */
         void connect(Address candidate);
 
@@ -70,25 +74,10 @@ public final class Membership {
     }
 
     /** Limits on what peers can make this node hold. */
-    public record Limits(int maxMembers, int maxRoles, int maxStringLength, int maxTombstones) {
+    record Limits(int maxMembers, int maxRoles, int maxStringLength, int maxTombstones) {
         /** @return the defaults: 1,000 members, 16 roles of 64 characters, 10,000 tombstones */
-        public static Limits defaults() {
+        static Limits defaults() {
             return new Limits(1000, 16, 64, 10_000);
-        }
-    }
-
-    /** A peer the transport handshook with; a member of the view once its info arrived. */
-    private static final class Peer {
-        final UniqueAddress address;
-        Member member;               // null until the first member info
-        boolean reachable = true;    // a completed handshake is proof of life
-        long unreachableSinceNanos;
-        /** The discovery rounds completed when it was met. */
-        final long metInRound;
-
-        Peer(UniqueAddress address, long metInRound) {
-            this.address = address;
-            this.metInRound = metInRound;
         }
     }
 
@@ -96,31 +85,21 @@ public final class Membership {
     private final Set<String> roles;
     private final String appVersion;
     private final long joinTimeoutNanos;
-    private final long downAfterNanos;
     private final Limits limits;
     private final Effects effects;
+    private final DiscoveryView discovery = new DiscoveryView();
+    private final RemovalRules removals;
 
     private MemberStatus selfStatus = MemberStatus.JOINING;
     private final TreeMap<UniqueAddress, Peer> peers = new TreeMap<>();
     /** The live incarnation at each canonical address. */
     private final Map<Address, UniqueAddress> byAddress = new HashMap<>();
-    /** Candidate addresses (as discovery names them) that led to a peer. */
-    private final Map<Address, UniqueAddress> aliases = new HashMap<>();
-    private final Set<Address> selfAliases = new HashSet<>();
-    /** The latest discovery result; null before the first one. */
-    private Set<Address> discovered;
-    /** Candidates of the first discovery round not heard from yet; null before it. */
-    private Set<Address> pendingInitial;
-    private long joinDeadlineNanos;
-    private long rounds;
     private final LinkedHashMap<UniqueAddress, Boolean> tombstones = new LinkedHashMap<>();
     private ClusterState state;
     private long changes;
     private long builtAt;
     private long rejected;
     private long viewChanges;
-    private boolean holding;
-    private long holdUntilNanos;
 
     /**
      * @param self this node's incarnation
@@ -131,13 +110,13 @@ public final class Membership {
      * @param limits bounds on what peers can make this node hold
      * @param effects where decisions go
      */
-    public Membership(UniqueAddress self, Set<String> roles, String appVersion, long joinTimeout, long downAfter,
+    Membership(UniqueAddress self, Set<String> roles, String appVersion, long joinTimeout, long downAfter,
                       Limits limits, Effects effects) {
         this.self = self;
         this.roles = Set.copyOf(roles);
         this.appVersion = appVersion == null ? "" : appVersion;
         this.joinTimeoutNanos = joinTimeout;
-        this.downAfterNanos = downAfter;
+        this.removals = new RemovalRules(downAfter);
         this.limits = limits;
         this.effects = effects;
         this.state = buildState();
@@ -151,33 +130,30 @@ public final class Membership {
      * @param candidates the addresses found (this node's own among them, usually)
      * @param now the clock, in nanoseconds
      */
-    public void onDiscovered(Collection<Address> candidates, long now) {
+    void onDiscovered(Collection<Address> candidates, long now) {
         if (selfStatus == MemberStatus.REMOVED) {
             return;
         }
         final Set<Address> found = new HashSet<>(candidates);
-        final boolean first = discovered == null;
-        rounds++;
-        discovered = found;
+        final boolean first = discovery.round(found);
         final Set<Address> unknown = new HashSet<>();
         for (Address a : found) {
-            if (isSelf(a)) {
+            if (discovery.isSelf(a, self.address())) {
                 continue;
             }
-            final UniqueAddress known = aliases.containsKey(a) ? aliases.get(a) : byAddress.get(a);
+            final UniqueAddress known = discovery.isAlias(a) ? discovery.aliasOf(a) : byAddress.get(a);
             if (known == null || !peers.containsKey(known)) {
                 unknown.add(a);
                 effects.connect(a);
             }
         }
         if (first) {
-            pendingInitial = unknown;
-            joinDeadlineNanos = now + joinTimeoutNanos;
+            discovery.startJoin(unknown, now + joinTimeoutNanos);
         }
         // Discovery dropped some: those also unreachable go now.
         final List<Peer> gone = new ArrayList<>();
         for (Peer p : peers.values()) {
-            if (!p.reachable && goneFromDiscovery(p) && !removalsHeld(now)) {
+            if (removals.goneFromDiscovery(p, discovery, now)) {
                 gone.add(p);
             }
         }
@@ -192,7 +168,7 @@ public final class Membership {
      * @param dialed the candidate this node dialed, or null for an inbound handshake
      * @param now the clock
      */
-    public void onHandshake(UniqueAddress peer, Address dialed, long now) {
+    void onHandshake(UniqueAddress peer, Address dialed, long now) {
         if (selfStatus == MemberStatus.REMOVED) {
             effects.disconnect(peer);
             return;
@@ -200,13 +176,10 @@ public final class Membership {
         if (peer.equals(self)) {
             // Discovery named this node by another host (an IP instead of its name).
             if (dialed != null) {
-                selfAliases.add(dialed);
-                if (pendingInitial != null) {
-                    pendingInitial.remove(dialed);
-                }
+                discovery.selfAlias(dialed);
             }
             checkSelfUp(now);
-                return;
+            return;
         }
         if (tombstones.containsKey(peer)) {
             effects.disconnect(peer);
@@ -226,14 +199,14 @@ public final class Membership {
                 effects.disconnect(peer);
                 return;
             }
-            p = new Peer(peer, rounds);
+            p = new Peer(peer, discovery.rounds());
             peers.put(peer, p);
             byAddress.put(peer.address(), peer);
         } else if (!p.reachable) {
             setReachable(p, true, now);
         }
         if (dialed != null) {
-            aliases.put(dialed, peer);
+            discovery.alias(dialed, peer);
         }
         effects.send(peer, selfInfo());
     }
@@ -242,10 +215,10 @@ public final class Membership {
      * @param candidate a candidate that could not be reached
      * @param now the clock
      */
-    public void onConnectFailed(Address candidate, long now) {
-        if (pendingInitial != null && pendingInitial.remove(candidate)) {
+    void onConnectFailed(Address candidate, long now) {
+        if (discovery.connectFailed(candidate)) {
             checkSelfUp(now);
-            }
+        }
     }
 
     /**
@@ -253,7 +226,7 @@ public final class Membership {
      * @param info what it says about itself
      * @param now the clock
      */
-    public void onMemberInfo(UniqueAddress from, MemberInfo info, long now) {
+    void onMemberInfo(UniqueAddress from, MemberInfo info, long now) {
         if (selfStatus == MemberStatus.REMOVED || tombstones.containsKey(from)) {
             return;
         }
@@ -277,7 +250,7 @@ public final class Membership {
         if (p.member == null) {
             if (announced == MemberStatus.REMOVED) {
                 remove(p, RemovalReason.LEFT);
-                        return;
+                return;
             }
             p.member = new Member(from, announced, info.roles(), info.appVersion(), p.reachable);
             changes++;
@@ -295,7 +268,7 @@ public final class Membership {
             // arrived before the peer's cluster was listening (a transport starts before its
             // cluster). Answering a peer's first info once makes the exchange whole either way.
             effects.send(from, selfInfo());
-            heardFrom(from);
+            discovery.heardFrom(from);
             checkSelfUp(now);
         } else if (p.member.status().isBefore(announced)) {
             if (announced == MemberStatus.REMOVED) {
@@ -317,24 +290,24 @@ public final class Membership {
      * @param peer a peer the failure detector reaches again
      * @param now the clock
      */
-    public void onReachable(UniqueAddress peer, long now) {
+    void onReachable(UniqueAddress peer, long now) {
         final Peer p = peers.get(peer);
         if (p != null && !p.reachable) {
             setReachable(p, true, now);
-            }
+        }
     }
 
     /**
      * @param peer a peer the failure detector no longer reaches
      * @param now the clock
      */
-    public void onUnreachable(UniqueAddress peer, long now) {
+    void onUnreachable(UniqueAddress peer, long now) {
         final Peer p = peers.get(peer);
         if (p == null || !p.reachable) {
             return;
         }
         setReachable(p, false, now);
-        if (goneFromDiscovery(p) && !removalsHeld(now)) {
+        if (removals.goneFromDiscovery(p, discovery, now)) {
             remove(p, RemovalReason.UNREACHABLE_AND_UNDISCOVERED);
         }
     }
@@ -343,14 +316,14 @@ public final class Membership {
      * @param peer a peer whose association ended
      * @param now the clock
      */
-    public void onLost(UniqueAddress peer, long now) {
+    void onLost(UniqueAddress peer, long now) {
         final Peer p = peers.get(peer);
         if (p == null) {
             return;
         }
         if (p.member != null && MemberStatus.UP.isBefore(p.member.status())) {
             remove(p, RemovalReason.LEFT);
-            } else {
+        } else {
             onUnreachable(peer, now);
         }
     }
@@ -360,11 +333,11 @@ public final class Membership {
      * @param current the new one at the same address
      * @param now the clock
      */
-    public void onRestarted(UniqueAddress previous, UniqueAddress current, long now) {
+    void onRestarted(UniqueAddress previous, UniqueAddress current, long now) {
         final Peer p = peers.get(previous);
         if (p != null) {
             remove(p, RemovalReason.RESTARTED);
-            }
+        }
     }
 
     /**
@@ -372,15 +345,14 @@ public final class Membership {
      *
      * @param now the clock
      */
-    public void tick(long now) {
-        if (selfStatus == MemberStatus.JOINING && discovered != null && now - joinDeadlineNanos >= 0) {
-            pendingInitial.clear();
+    void tick(long now) {
+        if (selfStatus == MemberStatus.JOINING && discovery.joinDeadlinePassed(now)) {
             checkSelfUp(now);
         }
-        if (downAfterNanos > 0 && !removalsHeld(now)) {
+        if (removals.downAfterApplies(now)) {
             final List<Peer> down = new ArrayList<>();
             for (Peer p : peers.values()) {
-                if (!p.reachable && now - p.unreachableSinceNanos >= downAfterNanos) {
+                if (removals.downAfterPassed(p, now)) {
                     down.add(p);
                 }
             }
@@ -399,18 +371,8 @@ public final class Membership {
      *
      * @param until the clock, in nanoseconds, until which removals for unreachability wait
      */
-    public void holdRemovals(long until) {
-        if (!holding || until - holdUntilNanos > 0) {
-            holding = true;
-            holdUntilNanos = until;
-        }
-    }
-
-    private boolean removalsHeld(long now) {
-        if (holding && now - holdUntilNanos >= 0) {
-            holding = false;
-        }
-        return holding;
+    void holdRemovals(long until) {
+        removals.hold(until);
     }
 
     /**
@@ -419,7 +381,7 @@ public final class Membership {
      * @param now the clock
      * @return false if this node was already leaving or removed
      */
-    public boolean leave(long now) {
+    boolean leave(long now) {
         if (!selfStatus.isBefore(MemberStatus.LEAVING)) {
             return false;
         }
@@ -433,7 +395,7 @@ public final class Membership {
      *
      * @param now the clock
      */
-    public void leaveHooksDone(long now) {
+    void leaveHooksDone(long now) {
         if (selfStatus != MemberStatus.LEAVING) {
             return;
         }
@@ -442,7 +404,7 @@ public final class Membership {
     }
 
     /** This node stops without a hand-off (its system terminates): announce and drop everyone. */
-    public void removeSelf() {
+    void removeSelf() {
         if (selfStatus == MemberStatus.REMOVED) {
             return;
         }
@@ -457,7 +419,7 @@ public final class Membership {
             }
         }
         byAddress.clear();
-        aliases.clear();
+        discovery.forgetAll();
         effects.publish(new ClusterEvent.MemberRemoved(selfMember(), previous, RemovalReason.SELF_REMOVED));
         for (Peer p : all) {
             effects.disconnect(p.address);
@@ -467,7 +429,7 @@ public final class Membership {
     // ---- outputs ----
 
     /** @return the current view; rebuilt only when it changed since the last call */
-    public ClusterState state() {
+    ClusterState state() {
         if (builtAt != changes) {
             state = buildState();
             builtAt = changes;
@@ -476,32 +438,32 @@ public final class Membership {
     }
 
     /** @return a counter that moves whenever the view changes */
-    public long changes() {
+    long changes() {
         return changes;
     }
 
     /** @return this node's member */
-    public Member selfMember() {
+    Member selfMember() {
         return new Member(self, selfStatus, roles, appVersion, true);
     }
 
     /** @return this node's status */
-    public MemberStatus selfStatus() {
+    MemberStatus selfStatus() {
         return selfStatus;
     }
 
     /** @return member info and messages refused for exceeding a limit, since start */
-    public long rejected() {
+    long rejected() {
         return rejected;
     }
 
     /** @return status changes, joins and removals seen, since start */
-    public long viewChanges() {
+    long viewChanges() {
         return viewChanges;
     }
 
     /** @return the peers handshaken with (members of the view or about to be) */
-    public Set<UniqueAddress> peers() {
+    Set<UniqueAddress> peers() {
         return peers.keySet();
     }
 
@@ -509,7 +471,7 @@ public final class Membership {
      * @param peer an incarnation
      * @return whether it was removed (and is refused from now on)
      */
-    public boolean isTombstoned(UniqueAddress peer) {
+    boolean isTombstoned(UniqueAddress peer) {
         return tombstones.containsKey(peer);
     }
 
@@ -517,34 +479,6 @@ public final class Membership {
 
     private MemberInfo selfInfo() {
         return new MemberInfo(self, selfStatus, roles, appVersion);
-    }
-
-    private boolean isSelf(Address a) {
-        return a.equals(self.address()) || selfAliases.contains(a);
-    }
-
-    /**
-     * Not listed by a discovery round that began after this node met the peer. (Lookups run one at
-     * a time, so the round completed second after the meeting began after it.) A peer met through
-     * its own handshake before this node's discovery lists it is not "gone" from discovery.
-     */
-    private boolean goneFromDiscovery(Peer p) {
-        return rounds >= p.metInRound + 2 && !inDiscovery(p.address);
-    }
-
-    private boolean inDiscovery(UniqueAddress peer) {
-        if (discovered == null) {
-            return true;
-        }
-        if (discovered.contains(peer.address())) {
-            return true;
-        }
-        for (Map.Entry<Address, UniqueAddress> e : aliases.entrySet()) {
-            if (e.getValue().equals(peer) && discovered.contains(e.getKey())) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private boolean withinLimits(MemberInfo info) {
@@ -559,20 +493,8 @@ public final class Membership {
         return true;
     }
 
-    private void heardFrom(UniqueAddress peer) {
-        if (pendingInitial == null || pendingInitial.isEmpty()) {
-            return;
-        }
-        pendingInitial.remove(peer.address());
-        for (Map.Entry<Address, UniqueAddress> e : aliases.entrySet()) {
-            if (e.getValue().equals(peer)) {
-                pendingInitial.remove(e.getKey());
-            }
-        }
-    }
-
     private void checkSelfUp(long now) {
-        if (selfStatus == MemberStatus.JOINING && pendingInitial != null && pendingInitial.isEmpty()) {
+        if (selfStatus == MemberStatus.JOINING && discovery.joinComplete()) {
             setSelfStatus(MemberStatus.UP);
         }
     }
@@ -613,12 +535,7 @@ public final class Membership {
         if (p.address.equals(byAddress.get(p.address.address()))) {
             byAddress.remove(p.address.address());
         }
-        final Iterator<Map.Entry<Address, UniqueAddress>> it = aliases.entrySet().iterator();
-        while (it.hasNext()) {
-            if (it.next().getValue().equals(p.address)) {
-                it.remove();
-            }
-        }
+        discovery.forget(p.address);
         tombstones.put(p.address, Boolean.TRUE);
         if (tombstones.size() > limits.maxTombstones()) {
             final Iterator<UniqueAddress> oldest = tombstones.keySet().iterator();

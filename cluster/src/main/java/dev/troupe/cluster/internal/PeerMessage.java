@@ -1,6 +1,6 @@
 package dev.troupe.cluster.internal;
 
-import dev.troupe.cluster.ClusterMessage;
+import dev.troupe.cluster.spi.ClusterMessage;
 import dev.troupe.cluster.UniqueAddress;
 
 import java.util.Objects;

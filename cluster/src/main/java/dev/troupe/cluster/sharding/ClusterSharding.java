@@ -2,21 +2,18 @@ package dev.troupe.cluster.sharding;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
-import dev.troupe.actor.Behavior;
-import dev.troupe.actor.Behaviors;
-import dev.troupe.actor.Props;
 import dev.troupe.cluster.Cluster;
-import dev.troupe.cluster.ClusterTransport;
-import dev.troupe.cluster.Receptionist;
 import dev.troupe.cluster.RemoteClusterTransport;
-import dev.troupe.cluster.ServiceKey;
+import dev.troupe.cluster.sharding.internal.RegionHandle;
+import dev.troupe.cluster.sharding.internal.RegionWire;
+import dev.troupe.cluster.spi.ClusterTransport;
 import dev.troupe.remote.RemoteTransport;
 import dev.troupe.remote.SerializerRegistry;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -69,8 +66,6 @@ public final class ClusterSharding {
         }
     }
 
-    private static final System.Logger LOG = System.getLogger(ClusterSharding.class.getName());
-
     private final ActorSystem system;
     private final Cluster cluster;
     /** The remote transport the cluster runs on, or null (another transport, e.g. in memory). */
@@ -82,7 +77,7 @@ public final class ClusterSharding {
         this.cluster = Cluster.get(system);
         this.remote = remoteOf(cluster.transport());
         if (remote != null) {
-            serializerOf(remote.settings().serializers()).bind(remote.settings().serializers());
+            RegionWire.bind(remote);
         }
     }
 
@@ -91,32 +86,9 @@ public final class ClusterSharding {
     }
 
     /**
-     * @return the sharding serializer registered in {@code serializers}
-     * @throws IllegalStateException if it is missing, naming what to call
-     */
-    private static ShardingSerializer serializerOf(SerializerRegistry serializers) {
-        final Class<?>[] wire = RegionProtocol.Wire.class.getPermittedSubclasses();
-        ShardingSerializer found = null;
-        for (Class<?> c : wire) {
-            final SerializerRegistry.Binding b = serializers.binding(c);
-            final Object s = b == null ? null : b.serializer();
-            if (!(s instanceof ShardingSerializer) || (found != null && found != s)) {
-                found = null;
-                break;
-            }
-            found = (ShardingSerializer) s;
-        }
-        if (found == null) {
-            throw new IllegalStateException("the remote transport's serializers do not carry sharding's messages: build them with "
-                + "ClusterSharding.registerSerializer(RemoteClusterTransport.registerSerializer(SerializerRegistry.builder()))");
-        }
-        return found;
-    }
-
-    /**
-     * Adds sharding's serializer (id {@value ShardingSerializer#ID}, reserved for Troupe) to a
-     * registry under construction, for the messages shard regions exchange. Every node of a
-     * cluster that runs sharding over the remote transport needs it, and
+     * Adds sharding's serializer (id 31, reserved for Troupe) to a registry under construction,
+     * for the messages shard regions exchange. Every node of a cluster that runs sharding over
+     * the remote transport needs it, and
      * {@link #get ClusterSharding.get} fails without it. The entities' own messages need their
      * serializers in the same registry.
      *
@@ -124,17 +96,7 @@ public final class ClusterSharding {
      * @return the builder
      */
     public static SerializerRegistry.Builder registerSerializer(SerializerRegistry.Builder builder) {
-        Objects.requireNonNull(builder, "builder");
-        final ShardingSerializer serializer = new ShardingSerializer();
-        for (Class<?> c : RegionProtocol.Wire.class.getPermittedSubclasses()) {
-            register(builder, c, serializer);
-        }
-        return builder;
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void register(SerializerRegistry.Builder builder, Class<?> type, ShardingSerializer serializer) {
-        builder.register((Class) type, (dev.troupe.remote.Serializer) serializer);
+        return RegionWire.registerSerializer(builder);
     }
 
     /**
@@ -148,7 +110,7 @@ public final class ClusterSharding {
         // fail with a clear message before the extension is created
         final RemoteTransport remote = remoteOf(Cluster.get(system).transport());
         if (remote != null) {
-            serializerOf(remote.settings().serializers());
+            RegionWire.check(remote);
         }
         return system.extension(ClusterSharding.class, ClusterSharding::new);
     }
@@ -164,36 +126,21 @@ public final class ClusterSharding {
      * @param <E> what the region ref accepts
      * @return the region ref: tell it {@code E}s (by default {@link ShardingEnvelope}s)
      */
-    @SuppressWarnings("unchecked")
     public <M, E> ActorRef<E> init(Entity<M, E> entity) {
         Objects.requireNonNull(entity, "entity");
         final String name = entity.typeKey().name();
         synchronized (regions) {
             final RegionHandle existing = regions.get(name);
             if (existing != null) {
-                if (!existing.typeKey.equals(entity.typeKey())) {
+                if (!existing.typeKey().equals(entity.typeKey())) {
                     throw new IllegalArgumentException("entity type '" + name + "' is already initialized with message type "
-                        + existing.typeKey.messageClass().getName());
+                        + existing.typeKey().messageClass().getName());
                 }
-                return existing.region.unsafeUpcast();
+                return existing.ref().unsafeUpcast();
             }
-            final RegionHandle handle = new RegionHandle(system, entity.typeKey(), entity.numberOfShards(), entity.messageExtractor(),
-                entity.activeEntityLimit() > 0);
-            final ServiceKey<Object> key = serviceKey(name);
-            final Behavior<Object> behavior = Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-                new ShardRegion(ctx, timers, cluster, (Entity<Object, Object>) (Entity<?, ?>) entity, handle, key)));
-            handle.region = system.systemActorOf(behavior, "sharding-" + name, Props.empty());
-            if (remote != null) {
-                publish(remote, handle.region, entity.typeKey());
-            }
-            Receptionist.get(system).register(key, handle.region);
-            cluster.registerLeaveHook(self -> {
-                final CompletableFuture<Void> done = new CompletableFuture<>();
-                handle.region.tell(new RegionProtocol.LeaveRequested(done));
-                return done;
-            });
+            final RegionHandle handle = RegionHandle.start(system, cluster, entity, remote);
             regions.put(name, handle);
-            return handle.region.unsafeUpcast();
+            return handle.ref().unsafeUpcast();
         }
     }
 
@@ -210,12 +157,7 @@ public final class ClusterSharding {
             throw new IllegalArgumentException("entity id must not be empty");
         }
         final RegionHandle handle = handle(typeKey);
-        final int shard = handle.extractor.shardId(entityId, handle.numberOfShards);
-        if (shard < 0 || shard >= handle.numberOfShards) {
-            throw new IllegalStateException("the message extractor of '" + typeKey.name() + "' put '" + entityId + "' in shard " + shard
-                + ", outside [0, " + handle.numberOfShards + ")");
-        }
-        return new EntityRef<>(handle, typeKey, entityId, shard);
+        return new EntityRef<>(handle.router(), typeKey, entityId, handle.shardOf(entityId));
     }
 
     /**
@@ -223,12 +165,16 @@ public final class ClusterSharding {
      * @return the counters of its region on this node
      */
     public ShardingMetrics metrics(EntityTypeKey<?> typeKey) {
-        return handle(typeKey);
+        return handle(typeKey).counters();
     }
 
     /** @return the counters of every initialized entity type on this node */
     public Collection<ShardingMetrics> metrics() {
-        return List.copyOf(regions.values());
+        final List<ShardingMetrics> all = new ArrayList<>(regions.size());
+        for (RegionHandle h : regions.values()) {
+            all.add(h.counters());
+        }
+        return List.copyOf(all);
     }
 
     /**
@@ -237,43 +183,18 @@ public final class ClusterSharding {
      * @return its region ref, as {@link #init} returned it
      */
     public <M> ActorRef<ShardCommand> shardRegion(EntityTypeKey<M> typeKey) {
-        return handle(typeKey).region.unsafeUpcast();
+        return handle(typeKey).ref().unsafeUpcast();
     }
 
-    private RegionHandle handle(EntityTypeKey<?> typeKey) {
+    /** @return the type's region on this node (package-private: the tests look at its routes) */
+    RegionHandle handle(EntityTypeKey<?> typeKey) {
         Objects.requireNonNull(typeKey, "typeKey");
         final RegionHandle handle = regions.get(typeKey.name());
-        if (handle == null || !handle.typeKey.equals(typeKey)) {
+        if (handle == null || !handle.typeKey().equals(typeKey)) {
             throw new IllegalStateException("entity type '" + typeKey.name() + "' is not initialized on actor system '" + system.name()
                 + "': call ClusterSharding.init(Entity.of(...)) first");
         }
         return handle;
-    }
-
-    /**
-     * Makes a region reachable from the other nodes for the regions' own messages only; a peer's
-     * message of another class is dropped by the transport ({@code type-mismatch}).
-     */
-    @SuppressWarnings("unchecked")
-    private static void publish(RemoteTransport remote, ActorRef<Object> region, EntityTypeKey<?> typeKey) {
-        final List<Class<?>> missing = new java.util.ArrayList<>(remote.settings().serializers().unserializableTypes(typeKey.messageClass()));
-        // an interface that is not sealed names no classes to check: only concrete ones are worth a warning
-        missing.removeIf(c -> c.isInterface() || java.lang.reflect.Modifier.isAbstract(c.getModifiers()));
-        if (!missing.isEmpty()) {
-            LOG.log(System.Logger.Level.WARNING, "entity type '" + typeKey.name() + "' has messages of " + typeKey.messageClass().getName()
-                + " but the remote transport has no serializer for " + missing + "; such messages to entities on other nodes will be"
-                + " dead letters serialization-failed");
-        }
-        remote.publish((ActorRef<RegionProtocol.Wire>) (ActorRef<?>) region, RegionProtocol.Wire.class);
-    }
-
-    /**
-     * The receptionist key under which every node's region of a type registers: typed with the
-     * regions' wire messages, so the ref another node receives accepts only those.
-     */
-    @SuppressWarnings("unchecked")
-    static ServiceKey<Object> serviceKey(String typeName) {
-        return (ServiceKey<Object>) (ServiceKey<?>) ServiceKey.create(RegionProtocol.Wire.class, "troupe-sharding-" + typeName);
     }
 
     @Override

@@ -15,7 +15,15 @@ public final class EntityContext<M> {
     private final String entityId;
     private final ActorRef<ClusterSharding.ShardCommand> shard;
 
-    EntityContext(EntityTypeKey<M> typeKey, String entityId, ActorRef<ClusterSharding.ShardCommand> shard) {
+    /**
+     * As the region makes it for each entity it starts; public for tests of an entity's behavior
+     * (with the test kit's {@code BehaviorTestKit}), which need one to call the factory with.
+     *
+     * @param typeKey the entity's kind
+     * @param entityId the entity's id
+     * @param shard the ref the entity sends {@link ClusterSharding.Passivate} to
+     */
+    public EntityContext(EntityTypeKey<M> typeKey, String entityId, ActorRef<ClusterSharding.ShardCommand> shard) {
         this.typeKey = typeKey;
         this.entityId = entityId;
         this.shard = shard;

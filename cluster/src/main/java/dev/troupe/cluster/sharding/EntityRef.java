@@ -3,8 +3,8 @@ package dev.troupe.cluster.sharding;
 import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.AskPattern;
-import dev.troupe.cluster.sharding.RegionProtocol.EntityEnvelope;
-import dev.troupe.cluster.sharding.RegionProtocol.LocalEnvelope;
+import dev.troupe.cluster.sharding.internal.EntitySlot;
+import dev.troupe.cluster.sharding.internal.ShardRouter;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -35,16 +35,16 @@ import java.util.function.Function;
  */
 public final class EntityRef<M> {
 
-    private final RegionHandle region;
+    private final ShardRouter router;
     private final EntityTypeKey<M> typeKey;
     private final String entityId;
     private final int shard;
-    /** The entity's slot when it last ran here; racy on purpose (any thread may refresh it), a stale one fails {@code enter}. */
+    /** The entity's slot when it last ran here; racy on purpose (any thread may refresh it), a stale one fails its gate. */
     private EntitySlot cached;
     private ActorRef<M> asActorRef;
 
-    EntityRef(RegionHandle region, EntityTypeKey<M> typeKey, String entityId, int shard) {
-        this.region = region;
+    EntityRef(ShardRouter router, EntityTypeKey<M> typeKey, String entityId, int shard) {
+        this.router = router;
         this.typeKey = typeKey;
         this.entityId = entityId;
         this.shard = shard;
@@ -57,44 +57,12 @@ public final class EntityRef<M> {
      */
     public void tell(M message) {
         Objects.requireNonNull(message, "message");
-        // While earlier messages of this node for the shard are still on the region's path, follow them there.
-        if (region.viaRegion.get(shard) == 0) {
-            final EntitySlot s = cached;
-            if (s != null && s.enter()) {
-                deliver(s, message);
-                return;
-            }
-            if (tellDirect(message)) {
-                return;
-            }
+        final EntitySlot s = cached;
+        final EntitySlot through = router.tell(entityId, shard, message, s);
+        // Written only when it changed: a ref shared by many senders keeps its cache line shared.
+        if (through != s) {
+            cached = through;
         }
-        region.viaRegion.incrementAndGet(shard);
-        region.region.tell(new LocalEnvelope(entityId, shard, message));
-    }
-
-    private void deliver(EntitySlot s, Object message) {
-        try {
-            s.touch(region.now());
-            s.ref.tell(message);
-        } finally {
-            s.exit();
-        }
-    }
-
-    /** @return whether the message went straight to the entity here or to its owner's region */
-    private boolean tellDirect(M message) {
-        final EntitySlot s = region.entities.get(entityId);
-        if (s != null && s.enter()) {
-            cached = s;
-            deliver(s, message);
-            return true;
-        }
-        final ActorRef<Object> owner = region.routes.get(shard);
-        if (owner != null) {
-            owner.tell(new EntityEnvelope(entityId, message, 1));
-            return true;
-        }
-        return false;
     }
 
     /**
@@ -111,7 +79,7 @@ public final class EntityRef<M> {
      * @return completes with the reply, or fails with {@code AskTimeoutException}
      */
     public <Res> CompletionStage<Res> ask(Function<ActorRef<Res>, M> createRequest, Duration timeout) {
-        return AskPattern.ask(asActorRef(), createRequest, timeout, region.system);
+        return AskPattern.ask(asActorRef(), createRequest, timeout, router.system());
     }
 
     /**
@@ -126,7 +94,7 @@ public final class EntityRef<M> {
      *         {@link ClassCastException} if the reply is not a {@code replyClass}
      */
     public <Res> CompletionStage<Res> ask(Class<Res> replyClass, Function<ActorRef<Res>, M> createRequest, Duration timeout) {
-        return AskPattern.ask(asActorRef(), replyClass, createRequest, timeout, region.system);
+        return AskPattern.ask(asActorRef(), replyClass, createRequest, timeout, router.system());
     }
 
     /** @return the entity's id */
@@ -147,7 +115,7 @@ public final class EntityRef<M> {
     private ActorRef<M> asActorRef() {
         ActorRef<M> r = asActorRef;
         if (r == null) {
-            r = new AsActorRef<>(this, region.region.path().child(EntityNames.encode(entityId)));
+            r = new AsActorRef<>(this, router.entityPath(entityId));
             asActorRef = r;
         }
         return r;
@@ -155,7 +123,7 @@ public final class EntityRef<M> {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof EntityRef<?> r && r.region == region && r.entityId.equals(entityId);
+        return o instanceof EntityRef<?> r && r.router == router && r.entityId.equals(entityId);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.troupe.cluster.sharding;
 
+import dev.troupe.cluster.sharding.internal.Murmur3;
+
 import java.util.Objects;
 import java.util.function.Function;
 

@@ -5,8 +5,8 @@
  * docs/sharding.md has the rules (placement, the release protocol, when two instances can exist,
  * partitions, crashes) and their costs.
  *
- * <p>Public: {@code ClusterSharding}, {@code Entity}, {@code EntityTypeKey}, {@code EntityRef},
+ * <p>The API: {@code ClusterSharding}, {@code Entity}, {@code EntityTypeKey}, {@code EntityRef},
  * {@code EntityContext}, {@code ShardingEnvelope}, {@code ShardingMessageExtractor},
- * {@code ShardingMetrics}. Everything else here is the implementation, package-private.
+ * {@code ShardingMetrics}. The implementation is in {@code dev.troupe.cluster.sharding.internal}.
  */
 package dev.troupe.cluster.sharding;

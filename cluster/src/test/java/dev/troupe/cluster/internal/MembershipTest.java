@@ -6,7 +6,7 @@ import dev.troupe.cluster.ClusterEvent.RemovalReason;
 import dev.troupe.cluster.Member;
 import dev.troupe.cluster.MemberStatus;
 import dev.troupe.cluster.UniqueAddress;
-import dev.troupe.cluster.ClusterMessage.MemberInfo;
+import dev.troupe.cluster.spi.ClusterMessage.MemberInfo;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -3,6 +3,7 @@ package dev.troupe.cluster.sharding;
 import dev.troupe.actor.DeadLetter;
 import dev.troupe.actor.ActorSystem;
 
+import dev.troupe.cluster.sharding.internal.RegionProtocol;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,6 +2,8 @@ package dev.troupe.cluster.sharding;
 
 import dev.troupe.cluster.Address;
 import dev.troupe.cluster.Cluster;
+import dev.troupe.cluster.sharding.internal.Placement;
+import dev.troupe.cluster.sharding.internal.RegionProtocol;
 import dev.troupe.cluster.testkit.InMemoryCluster;
 import dev.troupe.cluster.testkit.MutableDiscovery;
 
@@ -86,10 +88,10 @@ class DisagreeingViewsTest {
 
             // A message that has been forwarded as often as the hop limit allows waits where it is
             // (here node 0, whose view says node 1) and goes on at the next retry, counting afresh.
-            final RegionHandle n0 = (RegionHandle) s[0].metrics(Counter.KEY);
+            final ShardingMetrics n0 = s[0].metrics(Counter.KEY);
             final long heldBefore = n0.bufferedMessagesTotal();
             final String tired = HandOffTest.idInShard("tired", shardOwnedBy(1, 1, 1), SHARDS);
-            n0.region.tell(new RegionProtocol.EntityEnvelope(tired, new Ledger.Add(1), Entity.DEFAULT_MAX_HOPS));
+            s[0].handle(Counter.KEY).ref().tell(new RegionProtocol.EntityEnvelope(tired, new Ledger.Add(1), Entity.DEFAULT_MAX_HOPS));
             Await.until("the message at the hop limit processed after waiting", InMemoryCluster.WAIT, () -> ledger.processedTotal() == 2);
             assertThat(n0.bufferedMessagesTotal()).isEqualTo(heldBefore + 1);
             assertThat(ledger.live()).containsEntry(tired, "n1");

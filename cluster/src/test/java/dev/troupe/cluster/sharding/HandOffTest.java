@@ -7,6 +7,7 @@ import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.PostStop;
 import dev.troupe.cluster.Address;
 import dev.troupe.cluster.Cluster;
+import dev.troupe.cluster.sharding.internal.Placement;
 import dev.troupe.cluster.testkit.InMemoryCluster;
 
 import dev.troupe.testsupport.Await;

@@ -4,6 +4,7 @@ import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.DeadLetter;
 import dev.troupe.actor.DeadLetterReason;
 
+import dev.troupe.cluster.sharding.internal.RegionProtocol;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;

@@ -1,6 +1,7 @@
 package dev.troupe.cluster.sharding;
 
 import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.cluster.sharding.internal.ShardRouter;
 import dev.troupe.cluster.testkit.InMemoryCluster;
 
 import dev.troupe.testsupport.Await;
@@ -40,8 +41,9 @@ class PartitionTest {
             assertThat(where(fromN0)).isEqualTo("n1");
 
             nodes.cluster.network().partition(List.of(InMemoryCluster.address(0)), List.of(InMemoryCluster.address(1)));
-            final RegionHandle n0 = (RegionHandle) nodes.shardings.get(0).metrics(Counter.KEY);
-            Await.until("node 0 routes z's shard through its region", WAIT, () -> n0.routes.get(shard) == null);
+            final ShardRouter n0Router = nodes.shardings.get(0).handle(Counter.KEY).router();
+            final ShardingMetrics n0 = nodes.shardings.get(0).metrics(Counter.KEY);
+            Await.until("node 0 routes z's shard through its region", WAIT, () -> n0Router.route(shard) == null);
             assertThat(nodes.clusters.get(0).state().upMembers(null)).hasSize(2); // unreachable, still a member
 
             for (int i = 1; i <= 30; i++) {

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * about a second of silence, discovery every 500 ms), the cluster's and sharding's serializers and
  * {@link Tally}'s, and {@link Tally} initialized on every node.
  */
-final class RemoteNodes {
+public final class RemoteNodes {
 
     static final String SYSTEM = "shards";
     static final String SECRET = "sharding-test-secret-0123456789";
@@ -28,7 +28,7 @@ final class RemoteNodes {
     private RemoteNodes() {
     }
 
-    static SerializerRegistry serializers() {
+    public static SerializerRegistry serializers() {
         return Tally.register(ClusterSharding.registerSerializer(RemoteClusterTransport.registerSerializer(SerializerRegistry.builder())))
             .build();
     }

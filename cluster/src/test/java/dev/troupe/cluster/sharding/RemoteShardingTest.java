@@ -8,6 +8,8 @@ import dev.troupe.cluster.Address;
 import dev.troupe.cluster.Cluster;
 import dev.troupe.cluster.RemoteClusterTransport;
 import dev.troupe.cluster.discovery.StaticDiscovery;
+import dev.troupe.cluster.sharding.internal.RegionProtocol;
+import dev.troupe.cluster.sharding.internal.ShardRouter;
 import dev.troupe.cluster.testkit.ChildJvm;
 import dev.troupe.remote.RemoteTransport;
 import dev.troupe.remote.SerializerRegistry;
@@ -178,12 +180,12 @@ class RemoteShardingTest {
 
     /** @return an entity id whose shard node {@code a} hosts, as node {@code b} routes it directly */
     private static String entityHostedOn(RemoteNodes.Node a, RemoteNodes.Node b) {
-        final RegionHandle hb = (RegionHandle) b.sharding().metrics(Tally.KEY);
+        final ShardRouter hb = b.sharding().handle(Tally.KEY).router();
         final ActorRef<Object> regionOfA = a.sharding().shardRegion(Tally.KEY).unsafeUpcast();
         final String aAddress = a.remote().addressOf(regionOfA).toString();
         for (int e = 0; e < 10_000; e++) {
             final EntityRef<Tally.Command> ref = b.sharding().entityRefFor(Tally.KEY, "x-" + e);
-            final ActorRef<Object> route = hb.routes.get(ref.shardId());
+            final ActorRef<Object> route = hb.route(ref.shardId());
             if (route != null && route.path().toString().equals(aAddress)) {
                 return "x-" + e;
             }

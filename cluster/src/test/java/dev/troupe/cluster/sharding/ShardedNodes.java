@@ -70,7 +70,7 @@ final class ShardedNodes implements AutoCloseable {
     }
 
     int numberOfShards(int node) {
-        return ((RegionHandle) shardings.get(node).metrics(Counter.KEY)).numberOfShards;
+        return shardings.get(node).metrics(Counter.KEY).numberOfShards();
     }
 
     String describe(int... nodes) {

@@ -5,6 +5,7 @@ import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Behavior;
 import dev.troupe.actor.Behaviors;
 import dev.troupe.cluster.Cluster;
+import dev.troupe.cluster.sharding.internal.ShardRouter;
 import dev.troupe.cluster.testkit.InMemoryCluster;
 
 import dev.troupe.testsupport.Await;
@@ -164,10 +165,10 @@ class ShardingAllocationTest {
             final ClusterSharding from = nodes.get(0).sharding();
             final ClusterSharding host1 = nodes.get(1).sharding();
             Await.until("every shard hosted", InMemoryCluster.WAIT, () -> host1.metrics(KEY).hostedShards() == 100);
-            final RegionHandle h = (RegionHandle) from.metrics(KEY);
+            final ShardRouter h = from.handle(KEY).router();
             Await.until("direct routes to the owner", InMemoryCluster.WAIT, () -> {
                 for (int s = 0; s < 100; s++) {
-                    if (h.routes.get(s) == null) {
+                    if (h.route(s) == null) {
                         return false;
                     }
                 }
@@ -248,10 +249,10 @@ class ShardingAllocationTest {
             final ClusterSharding host = shardings.get(nodes - 1);
             Await.until("every shard hosted", InMemoryCluster.WAIT, () -> host.metrics(KEY).hostedShards() == 100);
             if (path == Path.REMOTE_OWNER) {
-                final RegionHandle h = (RegionHandle) from.metrics(KEY);
+                final ShardRouter h = from.handle(KEY).router();
                 Await.until("direct routes to the owner", InMemoryCluster.WAIT, () -> {
                     for (int s = 0; s < 100; s++) {
-                        if (h.routes.get(s) == null) {
+                        if (h.route(s) == null) {
                             return false;
                         }
                     }

@@ -1,6 +1,7 @@
 package dev.troupe.cluster.sharding;
 
 import dev.troupe.cluster.Address;
+import dev.troupe.cluster.sharding.internal.Placement;
 import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.Test;
 

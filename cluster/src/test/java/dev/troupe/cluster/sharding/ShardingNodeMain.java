@@ -6,6 +6,7 @@ import dev.troupe.cluster.discovery.DnsDiscovery;
 import dev.troupe.cluster.discovery.MemberDiscovery;
 import dev.troupe.cluster.discovery.StaticDiscovery;
 
+import dev.troupe.cluster.sharding.internal.RegionProtocol;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;

@@ -116,7 +116,9 @@ class SlotGateStressTest {
             assertThat(afterStop.get()).as("messages after a stop message").isZero();
             assertThat(outOfOrder.get()).as("messages that overtook an earlier one of their sender").isZero();
             assertThat(ledger.violations()).isEmpty();
-            assertThat(m.passivations()).isGreaterThan(100);
+            // The race was exercised: every entity passivated several times. How many times depends on how far
+            // an entity's mailbox runs ahead of its stop message, that is on the machine's load (96 on a heavily loaded one).
+            assertThat(m.passivations()).isGreaterThan(ENTITIES * 4L);
         }
     }
 }

@@ -18,16 +18,16 @@ import java.nio.charset.StandardCharsets;
  * {@link Stop}, and reports its start, its stop and each message it processed to a {@link Sink}
  * (in one JVM the books themselves, across JVMs a remote checker actor fed {@link Report}s).
  */
-final class Tally {
+public final class Tally {
 
-    sealed interface Command permits Add, Get, Stop, StopAcked {
+    public sealed interface Command permits Add, Get, Stop, StopAcked {
     }
 
     /** The checker has recorded this entity's stop (across JVMs, before the entity lets its shard go). */
     enum StopAcked implements Command { INSTANCE }
 
     /** @param seq the message's unique sequence number */
-    record Add(long seq) implements Command {
+    public record Add(long seq) implements Command {
     }
 
     /** @param replyTo receives the count */

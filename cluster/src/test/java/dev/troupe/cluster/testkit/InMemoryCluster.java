@@ -10,7 +10,7 @@ import dev.troupe.cluster.discovery.HostPort;
 import dev.troupe.cluster.Member;
 import dev.troupe.cluster.MemberStatus;
 import dev.troupe.cluster.discovery.MemberDiscovery;
-import dev.troupe.cluster.InMemoryClusterNetwork;
+import dev.troupe.cluster.testkit.InMemoryClusterNetwork;
 import dev.troupe.testsupport.Await;
 
 import java.time.Duration;

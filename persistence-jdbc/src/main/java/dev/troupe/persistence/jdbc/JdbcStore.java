@@ -14,6 +14,7 @@ import dev.troupe.persistence.spi.AtomicWrite;
 import dev.troupe.persistence.spi.PersistenceStore;
 import dev.troupe.persistence.spi.Replay;
 import dev.troupe.persistence.spi.SelectedSnapshot;
+import dev.troupe.persistence.spi.SnapshotStore;
 import dev.troupe.persistence.spi.StateWrite;
 import dev.troupe.persistence.spi.StoredState;
 
@@ -183,6 +184,19 @@ public final class JdbcStore implements PersistenceStore {
     @Override
     public void replay(Replay replay) {
         readers.replay(replay);
+    }
+
+    /**
+     * When this store is also the snapshot store, the snapshot and the events after it are read
+     * in one pass of a reader thread, batched over the entities recovering at the time.
+     */
+    @Override
+    public void recover(Replay replay, SnapshotStore snapshots) {
+        if (snapshots == this) {
+            readers.recover(replay);
+        } else {
+            PersistenceStore.super.recover(replay, snapshots);
+        }
     }
 
     @Override

@@ -12,9 +12,10 @@ import java.util.function.Function;
  * The one implementation of {@link Effect} (and of the durable-state effect): a kind, the events
  * or state to persist, and a chain of side effects. The shared constants ({@link #none()} and the
  * like) are copied on their first {@code then...}; an effect made for one command is added to in
- * place (one object per command, plus one per side effect).
+ * place. The effect is itself the first {@link SideEffect} of its chain, so the usual
+ * {@code persist(event).thenReply(...)} is one object per command; each further side effect is one more.
  */
-public final class EffectImpl<E, S> implements Effect<E, S>, dev.troupe.persistence.StateEffect<S> {
+public final class EffectImpl<E, S> extends SideEffect implements Effect<E, S>, dev.troupe.persistence.StateEffect<S> {
 
     /** Kinds. */
     public static final int NONE = 0;
@@ -31,38 +32,15 @@ public final class EffectImpl<E, S> implements Effect<E, S>, dev.troupe.persiste
     private static final EffectImpl<?, ?> STOP_EFFECT = new EffectImpl<>(STOP, null, true);
     private static final EffectImpl<?, ?> STASH_EFFECT = new EffectImpl<>(STASH, null, true);
 
-    /** One side effect, in a singly linked chain (rarely more than one or two). */
-    public static final class SideEffect {
-        public static final int RUN = 0;
-        public static final int REPLY = 1;
-        public static final int STOP = 2;
-        public static final int UNSTASH_ALL = 3;
-
-        public final int kind;
-        public final Object function;
-        public final ActorRef<Object> replyTo;
-        SideEffect next;
-
-        SideEffect(int kind, Object function, ActorRef<Object> replyTo) {
-            this.kind = kind;
-            this.function = function;
-            this.replyTo = replyTo;
-        }
-
-        /** @return the next side effect, or null */
-        public SideEffect next() {
-            return next;
-        }
-    }
-
-    private final int kind;
+    private final int effectKind;
     private final Object payload;
     private final boolean shared;
-    private SideEffect first;
+    /** Whether this object holds a side effect (its own, the chain's first). */
+    private boolean hasSideEffect;
     private SideEffect last;
 
     private EffectImpl(int kind, Object payload, boolean shared) {
-        this.kind = kind;
+        this.effectKind = kind;
         this.payload = payload;
         this.shared = shared;
     }
@@ -109,7 +87,7 @@ public final class EffectImpl<E, S> implements Effect<E, S>, dev.troupe.persiste
 
     /** @return the kind */
     public int kind() {
-        return kind;
+        return effectKind;
     }
 
     /** @return the event (PERSIST), the list of events (PERSIST_ALL) or the state (PERSIST_STATE) */
@@ -119,45 +97,49 @@ public final class EffectImpl<E, S> implements Effect<E, S>, dev.troupe.persiste
 
     /** @return the first side effect, or null */
     public SideEffect sideEffects() {
-        return first;
+        return hasSideEffect ? this : null;
     }
 
-    private EffectImpl<E, S> add(SideEffect s) {
-        final EffectImpl<E, S> target = shared ? new EffectImpl<>(kind, payload, false) : this;
-        if (target.last == null) {
-            target.first = s;
+    /** Adds a side effect: the first into this object's own fields (no allocation), the others as nodes. */
+    private EffectImpl<E, S> add(int sideKind, Object function, ActorRef<Object> replyTo) {
+        final EffectImpl<E, S> target = shared ? new EffectImpl<>(effectKind, payload, false) : this;
+        if (!target.hasSideEffect) {
+            target.set(sideKind, function, replyTo);
+            target.hasSideEffect = true;
+            target.last = target;
         } else {
+            final SideEffect s = new SideEffect(sideKind, function, replyTo);
             target.last.next = s;
+            target.last = s;
         }
-        target.last = s;
         return target;
     }
 
     @Override
     public EffectImpl<E, S> thenRun(Consumer<? super S> callback) {
-        return add(new SideEffect(SideEffect.RUN, Objects.requireNonNull(callback, "callback"), null));
+        return add(SideEffect.RUN, Objects.requireNonNull(callback, "callback"), null);
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public <R> EffectImpl<E, S> thenReply(ActorRef<R> replyTo, Function<? super S, ? extends R> reply) {
         Objects.requireNonNull(replyTo, "replyTo");
-        return add(new SideEffect(SideEffect.REPLY, Objects.requireNonNull(reply, "reply"), (ActorRef<Object>) replyTo));
+        return add(SideEffect.REPLY, Objects.requireNonNull(reply, "reply"), (ActorRef<Object>) replyTo);
     }
 
     @Override
     public EffectImpl<E, S> thenStop() {
-        return add(new SideEffect(SideEffect.STOP, null, null));
+        return add(SideEffect.STOP, null, null);
     }
 
     @Override
     public EffectImpl<E, S> thenUnstashAll() {
-        return add(new SideEffect(SideEffect.UNSTASH_ALL, null, null));
+        return add(SideEffect.UNSTASH_ALL, null, null);
     }
 
     @Override
     public String toString() {
         final String[] names = {"none", "persist", "persist", "unhandled", "stop", "stash", "persist", "delete"};
-        return "Effect(" + names[kind] + (payload != null ? " " + payload : "") + ")";
+        return "Effect(" + names[effectKind] + (payload != null ? " " + payload : "") + ")";
     }
 }

@@ -27,6 +27,28 @@ public interface EventJournal {
     void replay(Replay replay);
 
     /**
+     * Recovers an entity in one request: its newest snapshot from {@code snapshots} (handed to
+     * {@link Replay#snapshotLoaded}, then {@link Replay#onSnapshot}), then its events after it,
+     * as {@link #replay} streams them. A failed snapshot load fails the replay
+     * ({@link Replay#onFailed}). A journal that is also the snapshot store can do both in one
+     * pass over many entities' requests; this default loads the snapshot, then replays.
+     *
+     * @param replay the request (its {@code fromSeqNr} is where to start without a snapshot) and its callbacks
+     * @param snapshots where the entity's snapshots are stored
+     */
+    default void recover(Replay replay, SnapshotStore snapshots) {
+        snapshots.loadLatest(replay.persistenceId()).whenComplete((snapshot, failure) -> {
+            if (failure != null) {
+                replay.onFailed(failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                    ? failure.getCause() : failure);
+                return;
+            }
+            replay.snapshotLoaded(snapshot);
+            replay(replay);
+        });
+    }
+
+    /**
      * Deletes an entity's events up to a sequence number (included). The highest sequence number
      * stays known (a snapshot at or after it must exist), so the next write continues after it.
      *

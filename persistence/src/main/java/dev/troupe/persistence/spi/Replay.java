@@ -13,7 +13,7 @@ package dev.troupe.persistence.spi;
 public abstract class Replay {
 
     private final String persistenceId;
-    private final long fromSeqNr;
+    private long fromSeqNr;
 
     /**
      * @param persistenceId whose events
@@ -29,9 +29,32 @@ public abstract class Replay {
         return persistenceId;
     }
 
-    /** @return the first sequence number wanted */
+    /** @return the first sequence number wanted (after {@link #snapshotLoaded}, the one after the snapshot) */
     public final long fromSeqNr() {
         return fromSeqNr;
+    }
+
+    /**
+     * Journal side, for {@link EventJournal#recover}: hands over the newest snapshot (or null if
+     * there is none) before any event, and moves {@link #fromSeqNr()} past it.
+     *
+     * @param snapshot the newest snapshot, or null
+     */
+    public final void snapshotLoaded(SelectedSnapshot snapshot) {
+        if (snapshot != null) {
+            fromSeqNr = Math.max(fromSeqNr, snapshot.sequenceNr() + 1);
+        }
+        onSnapshot(snapshot);
+    }
+
+    /**
+     * The newest snapshot, when the replay was started with {@link EventJournal#recover}: called
+     * once, before any {@link #onEvents}, from the thread that then streams the events (or that
+     * hands the replay on to it). Does nothing unless overridden.
+     *
+     * @param snapshot the newest snapshot, or null if there is none
+     */
+    public void onSnapshot(SelectedSnapshot snapshot) {
     }
 
     /**

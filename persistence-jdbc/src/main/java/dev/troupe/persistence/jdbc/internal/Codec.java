@@ -5,7 +5,6 @@ import dev.troupe.persistence.PersistenceException;
 import dev.troupe.persistence.PersistenceFailure;
 import dev.troupe.remote.Serializer;
 import dev.troupe.remote.SerializerRegistry;
-import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -91,29 +90,53 @@ public final class Codec {
      * @throws PersistenceException (serialization) naming what, the serializer id and the manifest
      */
     public Object read(String what, int serializerId, String manifest, byte[] bytes, int length) {
+        return read(what, 0, null, serializerId, manifest, bytes, length, new UnsafeBuffer(bytes, 0, length));
+    }
+
+    /**
+     * Reads a stored event or snapshot back, naming it only if it fails: a replay reads
+     * millions of rows, and a message built per row would cost a string each.
+     *
+     * @param kind {@code event} or {@code snapshot}
+     * @param seqNr its sequence number
+     * @param persistenceId whose
+     * @param serializerId the stored serializer id
+     * @param manifest the stored manifest
+     * @param bytes the payload
+     * @param length payload bytes
+     * @param view a buffer of the caller's to wrap the payload in (reused row after row)
+     * @return the value
+     * @throws PersistenceException (serialization) naming the kind, sequence number, persistence id, serializer id and manifest
+     */
+    public Object read(String kind, long seqNr, String persistenceId, int serializerId, String manifest, byte[] bytes, int length,
+                       UnsafeBuffer view) {
         final Serializer<Object> s = registry.byId(serializerId);
         if (s == null) {
-            throw poison(what, serializerId, manifest, "no serializer with this id is registered", null);
+            throw poison(name(kind, seqNr, persistenceId), serializerId, manifest, "no serializer with this id is registered", null);
         }
         Class<?> type = null;
         if (s.includeManifest()) {
             type = registry.manifestClass(manifest);
             if (type == null) {
-                throw poison(what, serializerId, manifest, "the manifest's class is not allowed or not found", null);
+                throw poison(name(kind, seqNr, persistenceId), serializerId, manifest, "the manifest's class is not allowed or not found", null);
             }
         }
         try {
-            final DirectBuffer in = new UnsafeBuffer(bytes, 0, length);
-            final Object value = s.read(in, 0, length, type, NO_REFS_READ);
+            view.wrap(bytes, 0, length);
+            final Object value = s.read(view, 0, length, type, NO_REFS_READ);
             if (value == null) {
-                throw poison(what, serializerId, manifest, "the serializer read null", null);
+                throw poison(name(kind, seqNr, persistenceId), serializerId, manifest, "the serializer read null", null);
             }
             return value;
         } catch (PersistenceException e) {
             throw e;
         } catch (RuntimeException | LinkageError e) {
-            throw poison(what, serializerId, manifest, e.toString(), e);
+            throw poison(name(kind, seqNr, persistenceId), serializerId, manifest, e.toString(), e);
         }
+    }
+
+    private static String name(String kind, long seqNr, String persistenceId) {
+        return persistenceId == null ? kind : kind + " " + seqNr + " of " + persistenceId;
     }
 
     private static PersistenceException poison(String what, int serializerId, String manifest, String why, Throwable cause) {

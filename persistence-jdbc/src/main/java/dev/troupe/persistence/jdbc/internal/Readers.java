@@ -12,6 +12,7 @@ import dev.troupe.persistence.spi.StateWrite;
 import dev.troupe.persistence.spi.StoredState;
 import dev.troupe.remote.SerializerRegistry;
 import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import javax.sql.DataSource;
 import java.sql.Array;
@@ -22,9 +23,7 @@ import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +40,7 @@ import java.util.concurrent.TimeUnit;
 public final class Readers {
 
     static final int CHUNKS_IN_FLIGHT = 64;
+    private static final int FIRST_CHUNK = 128;
     private static final byte[] EMPTY = new byte[0];
 
     private final DataSource dataSource;
@@ -53,6 +53,7 @@ public final class Readers {
     private final Object lock = new Object();
     private final ArrayDeque<SnapshotLoad> snapshotLoads = new ArrayDeque<>();
     private final ArrayDeque<Replay> replays = new ArrayDeque<>();
+    private final ArrayDeque<Replay> recoveries = new ArrayDeque<>();
     private final ArrayDeque<Task> tasks = new ArrayDeque<>();
     private final Semaphore chunks = new Semaphore(CHUNKS_IN_FLIGHT);
     private final Runnable chunkApplied = chunks::release;
@@ -115,6 +116,10 @@ public final class Readers {
             for (Replay r : replays) {
                 r.onFailed(closed);
             }
+            for (Replay r : recoveries) {
+                r.onFailed(closed);
+            }
+            recoveries.clear();
             for (Task t : tasks) {
                 t.fail(closed);
             }
@@ -151,6 +156,20 @@ public final class Readers {
     public void replay(Replay r) {
         try {
             enqueue(replays, r);
+        } catch (PersistenceException e) {
+            r.onFailed(e);
+        }
+    }
+
+    /**
+     * A recovery: the newest snapshot, then the events after it, in one pass (one connection, one
+     * snapshot query and one replay query for up to {@code recoveryBatch} entities).
+     *
+     * @param r the request
+     */
+    public void recover(Replay r) {
+        try {
+            enqueue(recoveries, r);
         } catch (PersistenceException e) {
             r.onFailed(e);
         }
@@ -202,9 +221,10 @@ public final class Readers {
         while (true) {
             final List<SnapshotLoad> loads = new ArrayList<>();
             final List<Replay> rs = new ArrayList<>();
+            boolean recovering = false;
             Task task = null;
             synchronized (lock) {
-                while (running && snapshotLoads.isEmpty() && replays.isEmpty() && tasks.isEmpty()) {
+                while (running && snapshotLoads.isEmpty() && recoveries.isEmpty() && replays.isEmpty() && tasks.isEmpty()) {
                     try {
                         lock.wait();
                     } catch (InterruptedException e) {
@@ -218,6 +238,11 @@ public final class Readers {
                     while (!snapshotLoads.isEmpty() && loads.size() < batch) {
                         loads.add(snapshotLoads.pollFirst());
                     }
+                } else if (!recoveries.isEmpty()) {
+                    recovering = true;
+                    while (!recoveries.isEmpty() && rs.size() < batch) {
+                        rs.add(recoveries.pollFirst());
+                    }
                 } else if (!replays.isEmpty()) {
                     while (!replays.isEmpty() && rs.size() < batch) {
                         rs.add(replays.pollFirst());
@@ -229,7 +254,7 @@ public final class Readers {
             if (!loads.isEmpty()) {
                 runLoads(loads);
             } else if (!rs.isEmpty()) {
-                runReplays(rs);
+                runReplays(rs, recovering);
             } else if (task != null) {
                 runTask(task);
             }
@@ -263,43 +288,20 @@ public final class Readers {
         try {
             c = dataSource.getConnection();
             setup.prepare(c);
-            if (dialect == Dialect.POSTGRESQL && loads.size() > 1) {
-                final Map<String, SnapshotLoad> byPid = new HashMap<>();
-                final String[] pids = new String[loads.size()];
-                for (int i = 0; i < pids.length; i++) {
-                    pids[i] = loads.get(i).pid;
-                    byPid.put(pids[i], loads.get(i));
-                }
-                try (PreparedStatement ps = c.prepareStatement(Sql.SNAPSHOT_LATEST_MANY_PG)) {
-                    final Array arr = c.createArrayOf("varchar", pids);
-                    ps.setArray(1, arr);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            final SnapshotLoad l = byPid.remove(rs.getString(1));
-                            if (l != null) {
-                                complete(l, rs.getLong(2), rs.getInt(3), rs.getString(4), rs.getBytes(5));
-                            }
-                        }
-                    }
-                }
-                for (SnapshotLoad l : byPid.values()) {
-                    l.result.complete(null);
-                }
-            } else {
-                try (PreparedStatement ps = c.prepareStatement(Sql.SNAPSHOT_LATEST)) {
-                    for (SnapshotLoad l : loads) {
-                        ps.setString(1, l.pid);
-                        try (ResultSet rs = ps.executeQuery()) {
-                            if (rs.next()) {
-                                complete(l, rs.getLong(1), rs.getInt(2), rs.getString(3), rs.getBytes(4));
-                            } else {
-                                l.result.complete(null);
-                            }
-                        }
-                    }
+            final String[] pids = new String[loads.size()];
+            for (int i = 0; i < pids.length; i++) {
+                pids[i] = loads.get(i).pid;
+            }
+            final Object[] found = selectSnapshots(c, pids);
+            c.commit();
+            for (int i = 0; i < pids.length; i++) {
+                final Object f = found[i];
+                if (f instanceof PersistenceException) {
+                    loads.get(i).result.completeExceptionally((PersistenceException) f);
+                } else {
+                    loads.get(i).result.complete((SelectedSnapshot) f);
                 }
             }
-            c.commit();
         } catch (Exception e) {
             JournalWriter.rollback(c);
             final PersistenceException ex = SqlErrors.wrap("loading snapshots", e);
@@ -312,13 +314,45 @@ public final class Readers {
         }
     }
 
-    private void complete(SnapshotLoad l, long seq, int serializerId, String manifest, byte[] payload) {
+    /**
+     * The newest snapshot of each id: one query on PostgreSQL, one per id elsewhere.
+     *
+     * @return per id, its {@link SelectedSnapshot}, null if none, or the {@link PersistenceException} that reading it back raised
+     */
+    private Object[] selectSnapshots(Connection c, String[] pids) throws SQLException {
+        final Object[] found = new Object[pids.length];
+        final UnsafeBuffer view = new UnsafeBuffer(EMPTY);
+        if (dialect == Dialect.POSTGRESQL && pids.length > 1) {
+            try (PreparedStatement ps = c.prepareStatement(Sql.SNAPSHOT_LATEST_MANY_PG)) {
+                ps.setArray(1, c.createArrayOf("varchar", pids));
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        final int i = rs.getInt(1) - 1;
+                        found[i] = readSnapshot(pids[i], rs.getLong(2), rs.getInt(3), rs.getString(4), rs.getBytes(5), view);
+                    }
+                }
+            }
+        } else {
+            try (PreparedStatement ps = c.prepareStatement(Sql.SNAPSHOT_LATEST)) {
+                for (int i = 0; i < pids.length; i++) {
+                    ps.setString(1, pids[i]);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (rs.next()) {
+                            found[i] = readSnapshot(pids[i], rs.getLong(1), rs.getInt(2), rs.getString(3), rs.getBytes(4), view);
+                        }
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    private Object readSnapshot(String pid, long seq, int serializerId, String manifest, byte[] payload, UnsafeBuffer view) {
         try {
-            final Object s = codec.read("snapshot " + seq + " of " + l.pid, serializerId, manifest, payload, payload.length);
-            l.result.complete(new SelectedSnapshot(seq, s));
+            return new SelectedSnapshot(seq, codec.read("snapshot", seq, pid, serializerId, manifest, payload, payload.length, view));
         } catch (PersistenceException e) {
             counters.failure(e.reason());
-            l.result.completeExceptionally(e);
+            return e;
         }
     }
 
@@ -467,40 +501,59 @@ public final class Readers {
 
     private final class Cursor {
         final Replay replay;
+        final UnsafeBuffer view;
         Object[] chunk;
+        boolean emitted;
         int count;
         long lastSeq;
         long highest;
         boolean failed;
         boolean done;
 
-        Cursor(Replay replay) {
+        Cursor(Replay replay, UnsafeBuffer view) {
             this.replay = replay;
+            this.view = view;
         }
 
         void add(long seq, boolean deleted, int serializerId, String manifest, byte[] payload) {
+            if (failed) {
+                return;
+            }
+            if (done) {
+                // the rows of one entity arrive together; a later one means the query's order broke
+                throw new IllegalStateException("replay rows of " + replay.persistenceId() + " out of order (sequence number " + seq + ")");
+            }
             highest = seq;
-            if (failed || deleted) {
+            if (deleted) {
                 return;
             }
             final Object event;
             try {
-                event = codec.read("event " + seq + " of " + replay.persistenceId(), serializerId, manifest, payload, payload.length);
+                event = codec.read("event", seq, replay.persistenceId(), serializerId, manifest, payload, payload.length, view);
             } catch (PersistenceException e) {
-                failed = true;
-                chunk = null;
-                counters.failure(e.reason());
-                replay.onFailed(e);
+                fail(e);
                 return;
             }
+            final int max = settings.fetchSize();
             if (chunk == null) {
-                chunk = new Object[settings.fetchSize()];
+                // sized for a short history first, grown to the fetch size for a long one
+                chunk = new Object[emitted ? max : Math.min(FIRST_CHUNK, max)];
+            } else if (count == chunk.length) {
+                chunk = Arrays.copyOf(chunk, Math.min(max, count * 2));
             }
             chunk[count++] = event;
             lastSeq = seq;
-            if (count == chunk.length) {
+            if (count == max) {
                 emit();
             }
+        }
+
+        void fail(PersistenceException e) {
+            failed = true;
+            done = true;
+            chunk = null;
+            counters.failure(e.reason());
+            replay.onFailed(e);
         }
 
         void emit() {
@@ -518,6 +571,7 @@ public final class Readers {
             final int n = count;
             chunk = null;
             count = 0;
+            emitted = true;
             replay.onEvents(out, n, lastSeq, chunkApplied);
         }
 
@@ -533,21 +587,46 @@ public final class Readers {
         }
     }
 
-    private void runReplays(List<Replay> rs) {
+    /**
+     * Replays, or recoveries (snapshots first): one connection and one transaction for the whole
+     * batch; on PostgreSQL one snapshot query and one replay query serve all its entities.
+     */
+    private void runReplays(List<Replay> rs, boolean withSnapshots) {
+        final UnsafeBuffer view = new UnsafeBuffer(EMPTY);
         final List<Cursor> cursors = new ArrayList<>(rs.size());
         for (Replay r : rs) {
-            cursors.add(new Cursor(r));
+            cursors.add(new Cursor(r, view));
         }
         Connection c = null;
         try {
             c = dataSource.getConnection();
             setup.prepare(c);
+            if (withSnapshots) {
+                final String[] pids = new String[cursors.size()];
+                for (int i = 0; i < pids.length; i++) {
+                    pids[i] = cursors.get(i).replay.persistenceId();
+                }
+                final Object[] found = selectSnapshots(c, pids);
+                for (int i = 0; i < pids.length; i++) {
+                    final Cursor cur = cursors.get(i);
+                    if (found[i] instanceof PersistenceException) {
+                        cur.failed = true;
+                        cur.done = true;
+                        cur.replay.onFailed((PersistenceException) found[i]);
+                    } else {
+                        cur.replay.snapshotLoaded((SelectedSnapshot) found[i]);
+                    }
+                }
+            }
             if (dialect == Dialect.POSTGRESQL && cursors.size() > 1) {
                 replayMany(c, cursors);
             } else {
                 try (PreparedStatement ps = c.prepareStatement(Sql.REPLAY_ONE)) {
                     ps.setFetchSize(settings.fetchSize());
                     for (Cursor cur : cursors) {
+                        if (cur.done) {
+                            continue;
+                        }
                         ps.setString(1, cur.replay.persistenceId());
                         ps.setLong(2, cur.replay.fromSeqNr());
                         try (ResultSet rows = ps.executeQuery()) {
@@ -562,7 +641,7 @@ public final class Readers {
             c.commit();
         } catch (Exception e) {
             JournalWriter.rollback(c);
-            final PersistenceException ex = SqlErrors.wrap("replaying events", e);
+            final PersistenceException ex = SqlErrors.wrap(withSnapshots ? "recovering (snapshots and events)" : "replaying events", e);
             counters.failure(ex.reason());
             for (Cursor cur : cursors) {
                 if (!cur.done && !cur.failed) {
@@ -576,34 +655,39 @@ public final class Readers {
     }
 
     private void replayMany(Connection c, List<Cursor> cursors) throws SQLException {
-        final Map<String, Cursor> byPid = new HashMap<>();
-        final String[] pids = new String[cursors.size()];
-        final Long[] froms = new Long[cursors.size()];
-        for (int i = 0; i < pids.length; i++) {
-            final Cursor cur = cursors.get(i);
-            pids[i] = cur.replay.persistenceId();
-            froms[i] = cur.replay.fromSeqNr();
-            byPid.put(pids[i], cur);
-        }
-        try (PreparedStatement ps = c.prepareStatement(Sql.REPLAY_MANY_PG)) {
-            ps.setFetchSize(settings.fetchSize());
-            ps.setArray(1, c.createArrayOf("varchar", pids));
-            ps.setArray(2, c.createArrayOf("bigint", froms));
-            Cursor current = null;
-            try (ResultSet rows = ps.executeQuery()) {
-                while (rows.next()) {
-                    final String pid = rows.getString(1);
-                    if (current == null || !current.replay.persistenceId().equals(pid)) {
-                        if (current != null) {
-                            current.finish();
-                        }
-                        current = byPid.get(pid);
-                    }
-                    current.add(rows.getLong(2), rows.getBoolean(6), rows.getInt(3), rows.getString(4), rows.getBytes(5));
-                }
+        final int n = cursors.size();
+        int live = 0;
+        final String[] pids = new String[n];
+        final Long[] froms = new Long[n];
+        final Cursor[] byIndex = new Cursor[n];
+        for (Cursor cur : cursors) {
+            if (!cur.done) {
+                pids[live] = cur.replay.persistenceId();
+                froms[live] = cur.replay.fromSeqNr();
+                byIndex[live++] = cur;
             }
-            if (current != null) {
-                current.finish();
+        }
+        if (live > 0) {
+            try (PreparedStatement ps = c.prepareStatement(Sql.REPLAY_MANY_PG)) {
+                ps.setFetchSize(settings.fetchSize());
+                ps.setArray(1, c.createArrayOf("varchar", Arrays.copyOf(pids, live)));
+                ps.setArray(2, c.createArrayOf("bigint", Arrays.copyOf(froms, live)));
+                Cursor current = null;
+                try (ResultSet rows = ps.executeQuery()) {
+                    while (rows.next()) {
+                        final Cursor cur = byIndex[rows.getInt(1) - 1];
+                        if (cur != current) {
+                            if (current != null) {
+                                current.finish();
+                            }
+                            current = cur;
+                        }
+                        cur.add(rows.getLong(2), rows.getBoolean(6), rows.getInt(3), rows.getString(4), rows.getBytes(5));
+                    }
+                }
+                if (current != null) {
+                    current.finish();
+                }
             }
         }
         for (Cursor cur : cursors) {
