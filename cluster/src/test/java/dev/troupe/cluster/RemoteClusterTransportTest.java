@@ -124,13 +124,18 @@ class RemoteClusterTransportTest {
         final RemoteClusterTransport ta = RemoteClusterTransport.create(a);
         final RemoteClusterTransport tb = RemoteClusterTransport.create(b);
         final List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<String> bEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
         ta.start(recording(events));
-        tb.start(recording(new java.util.concurrent.CopyOnWriteArrayList<>()));
+        tb.start(recording(bEvents));
         final Address bAddress = Address.of(b.address());
         ta.connect(bAddress);
         tb.connect(Address.of(a.address())); // b's own association to a carries its CLOSE
         final long bUid = b.system().uid();
         Await.until("a's handshake with b", WAIT, () -> events.contains("handshake " + bUid));
+        // b's CLOSE goes only on a connection of b's that completed its handshake: without one (a
+        // starved machine can be that slow) b shuts down without a CLOSE, and a would rightly
+        // find b unreachable instead
+        Await.until("b's handshake with a", WAIT, () -> bEvents.contains("handshake " + a.system().uid()));
 
         b.shutdown(Duration.ofMillis(100));
         Await.until("a sees b lost", WAIT, () -> events.contains("lost " + bUid));

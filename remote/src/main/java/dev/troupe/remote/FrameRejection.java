@@ -56,6 +56,12 @@ public enum FrameRejection {
     WATCH_LIMIT("watch-limit"),
     /** The peer's incarnation was quarantined (it let too many system messages go unacknowledged). */
     QUARANTINED("quarantined"),
+    /**
+     * What the peer made this node hold (compression tables, watches, unacknowledged system
+     * messages, its outbound buffer) would exceed its byte budget or the node's
+     * ({@code maxPeerMemory}, {@code maxRemoteMemory}).
+     */
+    MEMORY_LIMIT("memory-limit"),
     /** A user message whose class is not the recipient's declared message type; only that message is dropped. */
     TYPE_MISMATCH("type-mismatch"),
     /** Handling the peer's input failed unexpectedly; the connection is closed and nothing more is read from it. */

@@ -54,4 +54,12 @@ public interface PeerMetrics {
 
     /** @return watches the peer holds on this node's actors */
     int watchesHeldByPeer();
+
+    /**
+     * @return bytes the peer makes this node hold now (its outbound buffer, compression tables,
+     *         watches, unacknowledged system messages), charged against {@code maxPeerMemory}
+     */
+    default long memoryBytes() {
+        return 0;
+    }
 }

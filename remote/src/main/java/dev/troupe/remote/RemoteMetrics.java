@@ -55,6 +55,19 @@ public interface RemoteMetrics {
     long outboundBufferBytes();
 
     /**
+     * @return bytes peers make this node hold now, charged against {@code maxRemoteMemory}: every
+     *         peer's {@link PeerMetrics#memoryBytes()} together
+     */
+    default long memoryBytes() {
+        return 0;
+    }
+
+    /** @return the node-wide byte budget ({@code RemoteSettings.maxRemoteMemory}) */
+    default long memoryLimitBytes() {
+        return 0;
+    }
+
+    /**
      * @param reason {@code unknown-recipient}, {@code type-mismatch}, {@code no-serializer} or
      *               {@code serialization-failed}
      * @return messages this node sent that other nodes reported undeliverable for that reason

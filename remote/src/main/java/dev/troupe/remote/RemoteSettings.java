@@ -23,7 +23,8 @@ import java.util.Objects;
  * <p>Every piece of state a remote peer can make this node hold has a bound here: frame size,
  * path length and depth, compression entries, associations, pending handshakes, connections,
  * unacknowledged system messages, inbound watches, and the messages queued for a peer that is
- * not reachable (by bytes, count and age).
+ * not reachable (by bytes, count and age); and in bytes, per peer and for the node, all of these
+ * together ({@link Builder#maxPeerMemory}, {@link Builder#maxRemoteMemory}).
  */
 public final class RemoteSettings {
 
@@ -60,6 +61,8 @@ public final class RemoteSettings {
     private final Duration reconnectMaxBackoff;
     private final Duration systemMessageResendInterval;
     private final int maxCompressionEntries;
+    private final long maxPeerMemory;
+    private final long maxRemoteMemory;
     private final int ioThreads;
     private final Duration ioIdleSpin;
     private final boolean nativeTransport;
@@ -99,6 +102,8 @@ public final class RemoteSettings {
         this.reconnectMaxBackoff = b.reconnectMaxBackoff;
         this.systemMessageResendInterval = b.systemMessageResendInterval;
         this.maxCompressionEntries = b.maxCompressionEntries;
+        this.maxPeerMemory = b.peerMemory();
+        this.maxRemoteMemory = b.remoteMemory();
         this.ioThreads = b.ioThreads;
         this.ioIdleSpin = b.ioIdleSpin;
         this.nativeTransport = b.nativeTransport;
@@ -147,6 +152,10 @@ public final class RemoteSettings {
     public Duration reconnectMaxBackoff() { return reconnectMaxBackoff; }
     public Duration systemMessageResendInterval() { return systemMessageResendInterval; }
     public int maxCompressionEntries() { return maxCompressionEntries; }
+    /** @return bytes one peer may make this node hold (see {@link Builder#maxPeerMemory}) */
+    public long maxPeerMemory() { return maxPeerMemory; }
+    /** @return bytes all peers together may make this node hold (see {@link Builder#maxRemoteMemory}) */
+    public long maxRemoteMemory() { return maxRemoteMemory; }
     public int ioThreads() { return ioThreads; }
     public Duration ioIdleSpin() { return ioIdleSpin; }
     public boolean nativeTransport() { return nativeTransport; }
@@ -192,6 +201,9 @@ public final class RemoteSettings {
         private Duration reconnectMaxBackoff = Duration.ofSeconds(5);
         private Duration systemMessageResendInterval = Duration.ofSeconds(1);
         private int maxCompressionEntries = 65_536;
+        /** -1: derived from outboundBufferSize in build(). */
+        private long maxPeerMemory = -1;
+        private long maxRemoteMemory = -1;
         private int ioThreads = 1;
         private Duration ioIdleSpin = Duration.ZERO;
         private boolean nativeTransport = true;
@@ -349,6 +361,24 @@ public final class RemoteSettings {
         /** Paths and class names per connection and direction (default 65536); more is {@code compression-limit}. */
         public Builder maxCompressionEntries(int n) { this.maxCompressionEntries = n; return this; }
 
+        /**
+         * Bytes one peer (one association) may make this node hold (default 16 MiB, or twice
+         * {@link #outboundBufferSize} if that is more): its outbound
+         * buffer, the compression tables of its connections in both directions, the watches it
+         * holds on local actors, the system messages it has not acknowledged, its pending failure
+         * notices. What would go beyond closes the connection that asked ({@code memory-limit}) or,
+         * for system messages, quarantines the incarnation. At least {@code outboundBufferSize}.
+         */
+        public Builder maxPeerMemory(long bytes) { this.maxPeerMemory = bytes; return this; }
+
+        /**
+         * Bytes all peers together may make this node hold (default 256 MiB, or {@code maxPeerMemory}
+         * if that is more), the sum of what
+         * {@link #maxPeerMemory} bounds per peer; beyond, the peer that asks is refused as above.
+         * At least {@code maxPeerMemory}.
+         */
+        public Builder maxRemoteMemory(long bytes) { this.maxRemoteMemory = bytes; return this; }
+
         /** I/O threads (default 1). */
         public Builder ioThreads(int n) { this.ioThreads = n; return this; }
 
@@ -445,11 +475,27 @@ public final class RemoteSettings {
                 throw new InvalidSettingException(PREFIX + "phiThreshold", "must be positive: " + phiThreshold);
             }
             atLeast("maxCompressionEntries", maxCompressionEntries, 16);
+            if (peerMemory() < outboundBufferSize) {
+                throw new InvalidSettingException(PREFIX + "maxPeerMemory", "must be at least outboundBufferSize ("
+                    + outboundBufferSize + "): " + maxPeerMemory);
+            }
+            if (remoteMemory() < peerMemory()) {
+                throw new InvalidSettingException(PREFIX + "maxRemoteMemory", "must be at least maxPeerMemory ("
+                    + peerMemory() + "): " + maxRemoteMemory);
+            }
             atLeast("ioThreads", ioThreads, 1);
             if (ioIdleSpin.isNegative() || ioIdleSpin.compareTo(Duration.ofMillis(1)) > 0) {
                 throw new InvalidSettingException(PREFIX + "ioIdleSpin", "must be between 0 and 1 ms: " + ioIdleSpin);
             }
             return new RemoteSettings(this);
+        }
+
+        private long peerMemory() {
+            return maxPeerMemory >= 0 ? maxPeerMemory : Math.max(16L << 20, 2L * outboundBufferSize);
+        }
+
+        private long remoteMemory() {
+            return maxRemoteMemory >= 0 ? maxRemoteMemory : Math.max(256L << 20, peerMemory());
         }
 
         private static void atLeast(String setting, int value, int min) {

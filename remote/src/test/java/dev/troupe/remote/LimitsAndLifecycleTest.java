@@ -132,6 +132,36 @@ class LimitsAndLifecycleTest {
         assertThat(idle + handshake).isEqualTo(1); // whichever of the two bounds comes first closes it
     }
 
+    /**
+     * An association removed as idle while its connection attempt waits for a handshake that never
+     * comes closes that attempt with it: the attempt belonged to an association nobody holds any
+     * more, so it would otherwise wait out the handshake timeout, and a late answer would give the
+     * removed association a connection no timer, heartbeat or shutdown ever closes.
+     */
+    @Test
+    void anAssociationRemovedWhileItsConnectionAttemptWaitsClosesTheAttempt() throws Exception {
+        final RemoteTransport a = kit.node("alpha", RemoteTestKit.settings()
+            .handshakeTimeout(Duration.ofSeconds(120)).idleTimeout(Duration.ofSeconds(120))
+            .maxQueueTime(Duration.ofMillis(200)).removeIdleAssociationAfter(Duration.ofMillis(500)));
+        try (ServerSocket silent = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            a.actorRef("troupe://beta@127.0.0.1:" + silent.getLocalPort() + "/user/x", String.class).tell("hello");
+            try (Socket attempt = silent.accept()) { // the node's connection: HELLO arrives, nothing answers it
+                RemoteTestKit.await("the association exists", Duration.ofSeconds(15), () -> associations(a) == 1);
+                RemoteTestKit.await("the association is removed as idle", Duration.ofSeconds(15), () -> associations(a) == 0);
+                attempt.setSoTimeout(15_000); // far below the handshake and idle timeouts: only the removal closes it
+                assertThat(readUntilClosed(attempt.getInputStream())).as("the attempt closed with its association").isTrue();
+            }
+        }
+    }
+
+    private static int associations(RemoteTransport t) {
+        int n = 0;
+        for (AssociationState s : AssociationState.values()) {
+            n += t.metrics().associations(s);
+        }
+        return n;
+    }
+
     @Test
     void gracefulShutdownFlushesOutboundBeforeClosing() {
         final RemoteTransport a = kit.node("alpha");

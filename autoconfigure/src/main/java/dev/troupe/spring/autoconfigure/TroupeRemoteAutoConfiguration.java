@@ -30,6 +30,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.util.unit.DataSize;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
@@ -216,6 +217,8 @@ public class TroupeRemoteAutoConfiguration {
         map.from(p::getMaxPathDepth).to(b::maxPathDepth);
         map.from(p::getMaxUnackedSystemMessages).to(b::maxUnackedSystemMessages);
         map.from(p::getMaxInboundWatches).to(b::maxInboundWatches);
+        map.from(p::getMaxPeerMemory).as(DataSize::toBytes).to(b::maxPeerMemory);
+        map.from(p::getMaxRemoteMemory).as(DataSize::toBytes).to(b::maxRemoteMemory);
         map.from(p::getMaxQueuedMessages).to(b::maxQueuedMessages);
         map.from(p::getMaxQueueTime).to(b::maxQueueTime);
         map.from(p::getInboundMailboxHighWatermark).to(b::inboundMailboxHighWatermark);

@@ -169,6 +169,16 @@ public class TroupeRemoteProperties implements Validator {
     private int maxInboundWatches = 4096;
 
     /**
+     * Bytes one peer may make this node hold: its outbound buffer, compression tables, watches, unacknowledged system messages; beyond, the connection that asked is closed (memory-limit). Unset: 16MB, or twice the outbound buffer size if that is more; at least the outbound buffer size.
+     */
+    private DataSize maxPeerMemory;
+
+    /**
+     * Bytes all peers together may make this node hold; beyond, the peer that asks is refused as for max-peer-memory. Unset: 256MB, or max-peer-memory if that is more.
+     */
+    private DataSize maxRemoteMemory;
+
+    /**
      * Most messages queued for one peer while it is not connected; further tells become dead letters (outbound-overflow).
      */
     private int maxQueuedMessages = 3072;
@@ -425,6 +435,22 @@ public class TroupeRemoteProperties implements Validator {
 
     public void setMaxInboundWatches(int maxInboundWatches) {
         this.maxInboundWatches = maxInboundWatches;
+    }
+
+    public DataSize getMaxPeerMemory() {
+        return maxPeerMemory;
+    }
+
+    public void setMaxPeerMemory(DataSize maxPeerMemory) {
+        this.maxPeerMemory = maxPeerMemory;
+    }
+
+    public DataSize getMaxRemoteMemory() {
+        return maxRemoteMemory;
+    }
+
+    public void setMaxRemoteMemory(DataSize maxRemoteMemory) {
+        this.maxRemoteMemory = maxRemoteMemory;
     }
 
     public int getMaxQueuedMessages() {

@@ -68,6 +68,8 @@ public enum TroupeMeter {
         "Bytes waiting in the outbound buffer to a peer"),
     REMOTE_OUTBOUND_OVERFLOWS("troupe.remote.outbound.overflows", Type.COUNTER, null, "system, peer",
         "Messages to a peer dropped (as dead letters 'outbound-overflow') because its outbound buffer was full"),
+    REMOTE_MEMORY("troupe.remote.memory", Type.GAUGE, "bytes", "system, peer",
+        "Bytes the peer makes this node hold (outbound buffer, compression tables, watches, unacknowledged system messages), against troupe.remote.max-peer-memory; summed over peers, against troupe.remote.max-remote-memory"),
     REMOTE_PHI("troupe.remote.phi", Type.GAUGE, null, "system, peer",
         "The failure detector's phi for a peer; above the threshold the peer is unreachable"),
     REMOTE_RECONNECTS("troupe.remote.reconnects", Type.COUNTER, null, "system, peer",

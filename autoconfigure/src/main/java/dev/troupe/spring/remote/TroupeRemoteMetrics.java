@@ -149,6 +149,9 @@ public final class TroupeRemoteMetrics implements MeterBinder {
                 .strongReference(true).register(registry));
             m.add(FunctionCounter.builder(TroupeMeter.REMOTE_OUTBOUND_OVERFLOWS.meterName(), p, PeerMetrics::outboundOverflows)
                 .tags(tags).description(TroupeMeter.REMOTE_OUTBOUND_OVERFLOWS.description()).register(registry));
+            m.add(Gauge.builder(TroupeMeter.REMOTE_MEMORY.meterName(), p, PeerMetrics::memoryBytes)
+                .tags(tags).baseUnit("bytes").description(TroupeMeter.REMOTE_MEMORY.description())
+                .strongReference(true).register(registry));
             m.add(Gauge.builder(TroupeMeter.REMOTE_PHI.meterName(), p, PeerMetrics::phi)
                 .tags(tags).description(TroupeMeter.REMOTE_PHI.description()).strongReference(true).register(registry));
             m.add(FunctionCounter.builder(TroupeMeter.REMOTE_RECONNECTS.meterName(), p, PeerMetrics::reconnects)

@@ -65,6 +65,8 @@ class TroupeRemotePropertiesTests {
         value("max-path-depth", "16", "maxPathDepth", 16);
         value("max-unacked-system-messages", "2000", "maxUnackedSystemMessages", 2000);
         value("max-inbound-watches", "1000", "maxInboundWatches", 1000);
+        value("max-peer-memory", "8MB", "maxPeerMemory", 8L << 20);
+        value("max-remote-memory", "64MB", "maxRemoteMemory", 64L << 20);
         value("max-queued-messages", "500", "maxQueuedMessages", 500);
         value("max-queue-time", "5s", "maxQueueTime", Duration.ofSeconds(5));
         value("inbound-mailbox-high-watermark", "5000", "inboundMailboxHighWatermark", 5000);

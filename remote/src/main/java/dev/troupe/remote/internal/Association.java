@@ -58,6 +58,8 @@ final class Association {
     final OutboundRing ring;
     final SystemMessages system;
     final RemoteDeathWatch deathWatch;
+    /** What the peer makes this node hold, in bytes, against its budget and the node's. */
+    final PeerMemory memory;
     final PeerMetricsView metrics;
     private final long graceNanos;
 
@@ -75,12 +77,14 @@ final class Association {
         this.loop = loop;
         this.graceNanos = core.settings.removeIdleAssociationAfter().toNanos();
         this.incarnation = new PeerIncarnation(this);
-        this.connection = new PeerConnection(this, core.outboundBootstrap(this));
+        this.connection = new PeerConnection(this, core.outboundBootstrap(this, false), core.outboundBootstrap(this, true));
         this.inbound = new InboundConnections();
         this.drain = new OutboundDrain(this);
         this.ring = new OutboundRing(this, drain);
         drain.attach(ring);
-        this.system = new SystemMessages(core.settings.maxUnackedSystemMessages(), core.settings.systemMessageResendInterval().toNanos());
+        this.memory = new PeerMemory(address, core.memory, ring, core.settings.maxPeerMemory());
+        this.system = new SystemMessages(core.settings.maxUnackedSystemMessages(), core.settings.systemMessageResendInterval().toNanos(),
+            memory);
         this.deathWatch = new RemoteDeathWatch(this, core.settings.maxInboundWatches());
         this.metrics = new PeerMetricsView(this);
     }
@@ -128,6 +132,48 @@ final class Association {
     // =====================================================================================
 
     /**
+     * Removes this association to make room for a new one (the registry is at its limit), if it
+     * is stateless: no connection or attempt, nothing queued, no system messages, no watches, and
+     * nothing sent or received lately (any thread; the registry chose it as the idlest).
+     *
+     * @return whether it was removed
+     */
+    boolean evict() {
+        if (!isStateless()) {
+            return false;
+        }
+        removed = true;
+        VarHandle.fullFence(); // as in remove(): a producer that missed the flag wrote before this check, or revives it
+        if (!holdsNothing() || drain.isPending()) {
+            removed = false;
+            return false;
+        }
+        LOG.log(System.Logger.Level.DEBUG, "evicting the stateless association with " + address + " for a new one");
+        execute(() -> {
+            connection.stop();
+            drain.releaseSpare();
+        });
+        memory.release(memory.charged());
+        core.associations.removed(this);
+        return true;
+    }
+
+    /** @return whether nothing at all is held for the peer but its address (any thread; approximate) */
+    boolean isStateless() {
+        return !removed && holdsNothing();
+    }
+
+    private boolean holdsNothing() {
+        return !connection.isBusy() && inbound.isEmpty() && ring.size() == 0 && system.unackedCount() == 0
+            && deathWatch.isEmpty() && !incarnation.isClosed();
+    }
+
+    /** @return when traffic or a connection last touched this association ({@code System.nanoTime()}, approximate) */
+    long lastTouched() {
+        return lastTrafficNanos;
+    }
+
+    /**
      * The registry's sweep, for associations that never started (a node that only sends to
      * this one): they have no tick of their own to notice they are idle (loop).
      */
@@ -166,6 +212,7 @@ final class Association {
         LOG.log(System.Logger.Level.DEBUG, "removing the idle association with " + address);
         connection.stop();
         drain.releaseSpare();
+        memory.release(memory.charged()); // nothing of it is held any more
         core.associations.removed(this);
     }
 

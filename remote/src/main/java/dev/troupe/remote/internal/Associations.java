@@ -55,9 +55,9 @@ final class Associations {
         final String key = NodeAddresses.key(root);
         Association a = byAddress.get(key);
         if (a == null) {
-            if (byAddress.size() >= maxAssociations) {
+            if (byAddress.size() >= maxAssociations && !evictIdlest()) {
                 core.rejections.reject(FrameRejection.ASSOCIATION_LIMIT, key, "this node already keeps " + byAddress.size()
-                    + " associations, the limit");
+                    + " associations, the limit, and none of them is stateless");
                 return null;
             }
             // a trusted association is trusted before the map publishes it: peers() never sees it
@@ -70,6 +70,32 @@ final class Associations {
             a.trust();
         }
         return a;
+    }
+
+    /**
+     * At the limit, a new node takes the place of the idlest stateless association (no connection
+     * or attempt, nothing queued, no system messages, no watches): what an association-limit flood
+     * leaves behind once its connections closed makes room at once instead of after
+     * {@code removeIdleAssociationAfter}. Connection-time only (a scan of at most maxAssociations).
+     *
+     * @return whether one was evicted
+     */
+    private boolean evictIdlest() {
+        for (int attempt = 0; attempt < 3; attempt++) {
+            Association idlest = null;
+            for (Association a : byAddress.values()) {
+                if (a.isStateless() && (idlest == null || a.lastTouched() - idlest.lastTouched() < 0)) {
+                    idlest = a;
+                }
+            }
+            if (idlest == null) {
+                return false;
+            }
+            if (idlest.evict()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** For a ref's first tell: the association of its node, or null at the limit. */
@@ -91,7 +117,12 @@ final class Associations {
     }
 
     private Association newAssociation(ActorPath root) {
-        return new Association(core, ActorPath.root(root.system(), root.host(), root.port()), core.nextLoop());
+        return new Association(core, ActorPath.root(root.system(), HostNames.canonical(root.host()), root.port()), core.nextLoop());
+    }
+
+    /** @return whether this node keeps an association with the node at {@code key} ({@link NodeAddresses#key}) */
+    boolean isKnown(String key) {
+        return byAddress.containsKey(key);
     }
 
     /** @return the live associations (a view, weakly consistent) */

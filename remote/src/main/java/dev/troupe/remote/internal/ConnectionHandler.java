@@ -29,6 +29,10 @@ abstract class ConnectionHandler extends ChannelInboundHandlerAdapter {
     /** Who is on the other side, for logs: a socket address, later the authenticated node address. */
     String peer;
     private boolean closed;
+    /** Frames are kept, not handed on, until {@link #unhold()} (a connection whose peer is not proven yet). */
+    private boolean held;
+    /** Closed or held: {@link FrameDecoder} hands on no frame (one check per frame for both). */
+    private boolean halted;
     /** Counted once per connection: a rejection may also arrive after the close (a truncated frame at EOF). */
     private boolean counted;
 
@@ -101,9 +105,35 @@ abstract class ConnectionHandler extends ChannelInboundHandlerAdapter {
         return closed;
     }
 
+    /** @return whether {@link FrameDecoder} must hand on no frame now: closed, or held */
+    final boolean isHalted() {
+        return halted;
+    }
+
+    final boolean isHeld() {
+        return held;
+    }
+
+    /** From now on frames stay in the decoder's buffer (and its socket) until {@link #unhold()}. */
+    final void hold() {
+        held = true;
+        halted = true;
+    }
+
+    /** Frames are handed on again; the caller resumes the decoder ({@link FrameDecoder#resume}). */
+    final void unhold() {
+        held = false;
+        halted = closed;
+    }
+
+    private void markClosed() {
+        closed = true;
+        halted = true;
+    }
+
     /** Marks the connection closed without counting (the peer went away, or said it is leaving). */
     final void closeQuietly() {
-        closed = true;
+        markClosed();
         counted = true;
         if (ctx != null) {
             ctx.close();
@@ -116,7 +146,7 @@ abstract class ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         counted = true;
-        closed = true;
+        markClosed();
         core.rejections.reject(reason, peer, detail);
         if (ctx != null) {
             ctx.close();
@@ -128,7 +158,7 @@ abstract class ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         counted = true;
-        closed = true;
+        markClosed();
         core.rejections.reject(FrameRejection.INTERNAL_ERROR, peer, String.valueOf(t), t);
         if (ctx != null) {
             ctx.close();
@@ -145,7 +175,7 @@ abstract class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        closed = true;
+        markClosed();
         ctx.fireChannelInactive();
     }
 

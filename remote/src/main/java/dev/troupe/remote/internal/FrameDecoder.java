@@ -58,6 +58,8 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
     private ConnectionHandler sink;
     /** The connection's read buffer; frames are read from it in place. Null until the first read and after release. */
     private ByteBuf buffer;
+    /** This decoder's place in the pipeline, for {@link #resume}. */
+    private ChannelHandlerContext context;
 
     /**
      * @param maxFrameSize the largest length prefix accepted after the handshake
@@ -181,6 +183,10 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             }
             final int frameEnd = readerIndex + Protocol.LENGTH_FIELD + length;
             if (in.writerIndex() < frameEnd) {
+                if (sink != null && sink.isClosed()) {
+                    in.skipBytes(in.readableBytes()); // a closed connection waits for nothing
+                    return;
+                }
                 // wait for the rest; make room for it now (at most limit + 4 bytes, checked above)
                 if (in.capacity() - readerIndex < Protocol.LENGTH_FIELD + length) {
                     final ByteBuf b = exclusive(ctx.alloc());
@@ -191,6 +197,14 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             }
             final ConnectionHandler s = sink;
             if (s != null) {
+                if (s.isHalted()) {
+                    // one check per frame, ahead of it: a handler that closed, or holds its frames until
+                    // its peer is proven (the frame stays in the buffer for resume)
+                    if (s.isClosed()) {
+                        in.skipBytes(in.readableBytes()); // nothing more is read from a closed connection
+                    }
+                    return;
+                }
                 // In place: the handler reads the body between these indices during the call only.
                 final int writerIndex = in.writerIndex();
                 final byte type = in.getByte(readerIndex + Protocol.LENGTH_FIELD);
@@ -203,10 +217,6 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
                 if (buffer != in) {
                     return; // released while the handler ran (the channel closed at once)
                 }
-                if (s.isClosed()) {
-                    in.skipBytes(in.readableBytes()); // nothing more is read from a closed connection
-                    return;
-                }
             } else {
                 // The handler may complete the handshake and raise the limit (or register a sink)
                 // before the next length prefix is checked: it runs before this loop goes on.
@@ -214,6 +224,26 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
                 in.readerIndex(frameEnd);
                 ctx.fireChannelRead(frame);
             }
+        }
+    }
+
+    /**
+     * The handler stopped holding its frames: hands on what waited in the buffer, as one read,
+     * then the socket's reads go on as usual (the caller turns auto-read back on).
+     */
+    void resume() {
+        final ChannelHandlerContext ctx = context;
+        final ConnectionHandler s = sink;
+        if (ctx == null || s == null || failed || buffer == null || !buffer.isReadable()) {
+            return;
+        }
+        s.readStarted();
+        try {
+            decode(ctx);
+        } catch (DecoderException e) {
+            ctx.fireExceptionCaught(e);
+        } finally {
+            s.readEnded();
         }
     }
 
@@ -268,6 +298,11 @@ final class FrameDecoder extends ChannelInboundHandlerAdapter {
             release();
             ctx.fireChannelInactive();
         }
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        context = ctx;
     }
 
     @Override

@@ -28,12 +28,21 @@ final class Frames {
     private Frames() {
     }
 
-    /** Parsed HELLO. */
-    record Hello(int version, int authMode, long uid, byte[] nonce, String fromSystem, String fromHost, int fromPort, String toSystem) {
+    /**
+     * Parsed HELLO: who the connecting side is (UID, canonical address, incarnation key) and whom
+     * it dialled ({@code toSystem@toHost:toPort}, the address as it dialled it).
+     */
+    record Hello(int version, int authMode, long uid, byte[] nonce, String fromSystem, String fromHost, int fromPort,
+                 String toSystem, String toHost, int toPort, byte[] key) {
     }
 
-    /** Parsed HELLO_REPLY. */
-    record HelloReply(int version, int authMode, long uid, byte[] nonce, String system, String host, int port) {
+    /** Parsed HELLO_REPLY: the accepting side's identity and key, and its signature over HELLO and the reply before it. */
+    record HelloReply(int version, int authMode, long uid, byte[] nonce, String system, String host, int port, byte[] key,
+                      byte[] signature) {
+    }
+
+    /** Parsed AUTH: the connecting side's HMAC proof and its incarnation key's signature. */
+    record Auth(byte[] proof, byte[] signature) {
     }
 
     /** Parsed SYSTEM. */
@@ -73,11 +82,12 @@ final class Frames {
     }
 
     /**
-     * HELLO keeps version 1's layout, so a node of either version reads the other's version
-     * field and refuses it as {@code protocol-version} rather than {@code malformed-frame}.
+     * HELLO starts as in every version (version, then auth mode), so a node of any version reads
+     * the other's version field and refuses it as {@code protocol-version} rather than
+     * {@code malformed-frame}.
      */
     static void writeHello(ByteBuf out, int version, int authMode, long uid, byte[] nonce, String fromSystem,
-                                  String fromHost, int fromPort, String toSystem) {
+                           String fromHost, int fromPort, String toSystem, String toHost, int toPort, byte[] key) {
         final int s = begin(out, Protocol.HELLO);
         out.writeShort(version);
         out.writeByte(authMode);
@@ -87,11 +97,18 @@ final class Frames {
         writeString(out, fromHost);
         out.writeInt(fromPort);
         writeString(out, toSystem);
+        writeString(out, toHost);
+        out.writeInt(toPort);
+        out.writeBytes(key, 0, IncarnationKey.PUBLIC_KEY_LENGTH);
         end(out, s);
     }
 
+    /**
+     * HELLO_REPLY, signed: {@code sign} gets the frame written so far (type byte and body, without
+     * the signature) and returns the 64-byte signature that ends the frame.
+     */
     static void writeHelloReply(ByteBuf out, int version, int authMode, long uid, byte[] nonce, String system,
-                                       String host, int port) {
+                                String host, int port, byte[] key, java.util.function.UnaryOperator<byte[]> sign) {
         final int s = begin(out, Protocol.HELLO_REPLY);
         out.writeShort(version);
         out.writeByte(authMode);
@@ -100,13 +117,17 @@ final class Frames {
         writeString(out, system);
         writeString(out, host);
         out.writeInt(port);
+        out.writeBytes(key, 0, IncarnationKey.PUBLIC_KEY_LENGTH);
+        final byte[] signature = sign.apply(ByteBufUtil.getBytes(out, s + Protocol.LENGTH_FIELD, out.writerIndex() - s - Protocol.LENGTH_FIELD));
+        out.writeBytes(signature, 0, IncarnationKey.SIGNATURE_LENGTH);
         end(out, s);
     }
 
-    /** AUTH: the connecting side's proof over the transcript. */
-    static void writeAuth(ByteBuf out, byte[] proof) {
+    /** AUTH: the connecting side's HMAC proof over the transcript and its incarnation key's signature over it. */
+    static void writeAuth(ByteBuf out, byte[] proof, byte[] signature) {
         final int s = begin(out, Protocol.AUTH);
         out.writeBytes(proof, 0, Protocol.PROOF_LENGTH);
+        out.writeBytes(signature, 0, IncarnationKey.SIGNATURE_LENGTH);
         end(out, s);
     }
 
@@ -220,7 +241,12 @@ final class Frames {
             throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER header block of " + n + " bytes");
         }
         int p = at + 2;
+        int entries = 0;
         while (p < end) {
+            if (++entries > Protocol.MAX_HEADER_ENTRIES) {
+                throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER header block with more than "
+                    + Protocol.MAX_HEADER_ENTRIES + " entries");
+            }
             final int k = frame.getUnsignedByte(p);
             if (k == 0 || p + 1 + k + 2 > end) {
                 throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "USER header entry does not fit its block");
@@ -313,15 +339,18 @@ final class Frames {
         need(in, 1 + 8 + Protocol.NONCE_LENGTH, "HELLO");
         final int auth = in.readUnsignedByte();
         final long uid = in.readLong();
-        final byte[] nonce = new byte[Protocol.NONCE_LENGTH];
-        in.readBytes(nonce);
+        final byte[] nonce = bytes(in, Protocol.NONCE_LENGTH, "HELLO");
         final String fromSystem = readString(in, "HELLO");
         final String fromHost = readString(in, "HELLO");
         need(in, 4, "HELLO");
         final int fromPort = in.readInt();
         final String toSystem = readString(in, "HELLO");
+        final String toHost = readString(in, "HELLO");
+        need(in, 4, "HELLO");
+        final int toPort = in.readInt();
+        final byte[] key = bytes(in, IncarnationKey.PUBLIC_KEY_LENGTH, "HELLO");
         noTrailing(in, "HELLO");
-        return new Hello(version, auth, uid, nonce, fromSystem, fromHost, fromPort, toSystem);
+        return new Hello(version, auth, uid, nonce, fromSystem, fromHost, fromPort, toSystem, toHost, toPort, key);
     }
 
     static HelloReply parseHelloReply(ByteBuf in) {
@@ -329,14 +358,44 @@ final class Frames {
         need(in, 1 + 8 + Protocol.NONCE_LENGTH, "HELLO_REPLY");
         final int auth = in.readUnsignedByte();
         final long uid = in.readLong();
-        final byte[] nonce = new byte[Protocol.NONCE_LENGTH];
-        in.readBytes(nonce);
+        final byte[] nonce = bytes(in, Protocol.NONCE_LENGTH, "HELLO_REPLY");
         final String system = readString(in, "HELLO_REPLY");
         final String host = readString(in, "HELLO_REPLY");
         need(in, 4, "HELLO_REPLY");
         final int port = in.readInt();
+        final byte[] key = bytes(in, IncarnationKey.PUBLIC_KEY_LENGTH, "HELLO_REPLY");
+        final byte[] signature = bytes(in, IncarnationKey.SIGNATURE_LENGTH, "HELLO_REPLY");
         noTrailing(in, "HELLO_REPLY");
-        return new HelloReply(version, auth, uid, nonce, system, host, port);
+        return new HelloReply(version, auth, uid, nonce, system, host, port, key, signature);
+    }
+
+    static Auth parseAuth(ByteBuf in) {
+        final byte[] proof = bytes(in, Protocol.PROOF_LENGTH, "AUTH");
+        final byte[] signature = bytes(in, IncarnationKey.SIGNATURE_LENGTH, "AUTH");
+        noTrailing(in, "AUTH");
+        return new Auth(proof, signature);
+    }
+
+    /**
+     * Parses the body of CLOSE: exactly one byte, a known reason.
+     *
+     * @return the reason ({@link Protocol#CLOSE_SHUTDOWN})
+     */
+    static int parseClose(ByteBuf in) {
+        need(in, 1, "CLOSE");
+        final int reason = in.readUnsignedByte();
+        noTrailing(in, "CLOSE");
+        if (reason != Protocol.CLOSE_SHUTDOWN) {
+            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "CLOSE with reason " + reason);
+        }
+        return reason;
+    }
+
+    private static byte[] bytes(ByteBuf in, int n, String frame) {
+        need(in, n, frame);
+        final byte[] b = new byte[n];
+        in.readBytes(b);
+        return b;
     }
 
     /** Reads the version first, so another version is refused as such whatever layout follows. */
@@ -359,11 +418,9 @@ final class Frames {
         return new AuthReply(next, parseProof(in, "AUTH_REPLY"));
     }
 
-    /** Parses the body of AUTH: a 32-byte proof. */
+    /** Parses the proof that ends AUTH_REPLY. */
     static byte[] parseProof(ByteBuf in, String frame) {
-        need(in, Protocol.PROOF_LENGTH, frame);
-        final byte[] proof = new byte[Protocol.PROOF_LENGTH];
-        in.readBytes(proof);
+        final byte[] proof = bytes(in, Protocol.PROOF_LENGTH, frame);
         noTrailing(in, frame);
         return proof;
     }
@@ -401,15 +458,15 @@ final class Frames {
         final String watchee = readString(in, "SYSTEM");
         final String watcher = readString(in, "SYSTEM");
         need(in, 1, "SYSTEM");
-        final boolean failed = in.readByte() != 0;
+        final int failed = in.readUnsignedByte();
         noTrailing(in, "SYSTEM");
-        if (kind < Protocol.SYS_WATCH || kind > Protocol.SYS_DEATH_WATCH_NOTIFICATION) {
-            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "SYSTEM with kind " + kind);
+        if (kind < Protocol.SYS_WATCH || kind > Protocol.SYS_DEATH_WATCH_NOTIFICATION || failed > 1) {
+            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "SYSTEM with kind " + kind + ", failed " + failed);
         }
         if (seq <= 0 || seq > Protocol.MAX_SYSTEM_SEQ) {
             throw new FrameRejectedException(FrameRejection.INVALID_SEQUENCE, "SYSTEM with seq " + seq);
         }
-        return new SystemFrame(seq, kind, watchee, watcher, failed);
+        return new SystemFrame(seq, kind, watchee, watcher, failed == 1);
     }
 
     /** Reads the single int64 of SYSTEM_ACK, HEARTBEAT and HEARTBEAT_REPLY. */

@@ -44,8 +44,13 @@ import java.util.concurrent.TimeUnit;
  * ({@code autoRead} off) and resumes when that is over; heartbeat replies that would have to be
  * queued meanwhile are dropped and counted. So a flood costs a paused socket, not memory.
  *
+ * <p>A connection whose peer is not proven yet to be the incarnation this node's own dial finds at
+ * the claimed address ({@link PeerIncarnation#inboundOpened}) reads nothing until it is
+ * ({@link #prove}): frames that came behind AUTH wait in the decoder, the rest in the socket.
+ *
  * <p>Event-loop confined: plain fields, except the two counters, which are single-writer and
- * published with opaque stores for metrics.
+ * published with opaque stores for metrics, and the waiting flag (volatile: the association's loop
+ * decides it).
  */
 final class InboundConnection extends ConnectionHandler {
 
@@ -71,6 +76,14 @@ final class InboundConnection extends ConnectionHandler {
 
     final Association association;
     final long peerUid;
+    /** The incarnation key the peer proved in its handshake (its signature over the transcript). */
+    final byte[] peerKey;
+    /**
+     * Not proven yet to be the incarnation this node's own dial finds at the address: nothing is
+     * read from it (frames wait in the decoder and the socket) until {@link #prove} or {@link #refuse}.
+     */
+    private volatile boolean waiting;
+    private final FrameDecoder decoder;
     /** The compression table the peer fills; also the ref resolver serializers read through. */
     private final InboundTable table;
     private final SerializerRegistry serializers;
@@ -98,10 +111,21 @@ final class InboundConnection extends ConnectionHandler {
     @SuppressWarnings("unused")
     private volatile long bytes;
 
-    InboundConnection(TransportCore core, Association association, long peerUid, String peer) {
+    /**
+     * @param waiting whether the peer is not proven yet: then the caller turns auto-read off before
+     *                the hand-over, and frames that arrived behind AUTH wait in the decoder
+     */
+    InboundConnection(TransportCore core, Association association, long peerUid, byte[] peerKey, String peer,
+                      FrameDecoder decoder, boolean waiting) {
         super(core, peer);
         this.association = association;
         this.peerUid = peerUid;
+        this.peerKey = peerKey;
+        this.decoder = decoder;
+        this.waiting = waiting;
+        if (waiting) {
+            hold();
+        }
         this.table = new InboundTable(core, association, peerUid);
         this.serializers = core.settings.serializers();
         this.mailboxHighWatermark = core.settings.inboundMailboxHighWatermark();
@@ -110,6 +134,37 @@ final class InboundConnection extends ConnectionHandler {
 
     long messagesReceived() {
         return (long) MESSAGES.getOpaque(this);
+    }
+
+    /** @return whether the connection waits for this node's dial to decide its claim (any thread) */
+    boolean isWaiting() {
+        return waiting;
+    }
+
+    /** The peer is the incarnation this node's dial found: what waited is read now, and reading goes on (any thread). */
+    void prove() {
+        if (!ctx.executor().inEventLoop()) {
+            ctx.executor().execute(this::prove);
+            return;
+        }
+        if (!waiting || isClosed()) {
+            return;
+        }
+        waiting = false;
+        unhold();
+        decoder.resume();
+        flushReplies(ctx);
+        resumeIfClear(ctx);
+    }
+
+    /** The claim is false (an impostor): closed and counted as {@code invalid-identity}, nothing it sent was read (any thread). */
+    void refuse(String detail) {
+        if (!ctx.executor().inEventLoop()) {
+            ctx.executor().execute(() -> refuse(detail));
+            return;
+        }
+        waiting = false;
+        reject(FrameRejection.INVALID_IDENTITY, detail);
     }
 
     long bytesReceived() {
@@ -125,6 +180,7 @@ final class InboundConnection extends ConnectionHandler {
         if (mailboxRecheck != null) {
             mailboxRecheck.cancel(false);
         }
+        table.release(); // its bytes leave the peer's budget
         association.inbound.closed(this);
         super.channelInactive(ctx);
     }
@@ -164,7 +220,8 @@ final class InboundConnection extends ConnectionHandler {
                 onFailure(Frames.parseFailure(frame));
                 return;
             case Protocol.CLOSE:
-                // honoured only from the incarnation that authenticated this connection
+                Frames.parseClose(frame);
+                // read only once the connection is proven to be the incarnation that says it leaves
                 association.incarnation.onPeerShutdown(peerUid);
                 closeQuietly();
                 return;
@@ -322,7 +379,10 @@ final class InboundConnection extends ConnectionHandler {
         noticesInWindow++;
         final InternalActorRef<?> askRef = askId == 0 ? null : table.refAt(askId);
         final String typeName = mid != 0 ? table.manifestName(mid) : serializers.typeName(sid);
-        final boolean queued = association.ring.sendFailure(askRef instanceof RemoteActorRef ? askRef : null, reason,
+        // only an ask's temporary reply-to ref is named: it takes a reusable slot, where any other ref a peer
+        // advertised with the ask flag would take an id (and its text) in this direction's table for good
+        final boolean temporary = askRef instanceof RemoteActorRef && ((RemoteActorRef<?>) askRef).isTemporary();
+        final boolean queued = association.ring.sendFailure(temporary ? askRef : null, reason,
             core.addresses.addressed(target.path()).toString(), typeName);
         if (!queued) {
             core.failures.noticeSuppressed();
@@ -382,6 +442,12 @@ final class InboundConnection extends ConnectionHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        flushReplies(ctx);
+        ctx.fireChannelReadComplete();
+    }
+
+    /** The end of a read (or of what waited, once proven): the ack and the replies gathered go out once. */
+    private void flushReplies(ChannelHandlerContext ctx) {
         if (!isClosed()) {
             if (ackToSend >= 0) {
                 Frames.writeSystemAck(replies(ctx), ackToSend);
@@ -391,7 +457,6 @@ final class InboundConnection extends ConnectionHandler {
                 writeReplies(ctx);
             }
         }
-        ctx.fireChannelReadComplete();
     }
 
     private void writeReplies(ChannelHandlerContext ctx) {
@@ -419,7 +484,7 @@ final class InboundConnection extends ConnectionHandler {
     }
 
     private void resumeIfClear(ChannelHandlerContext ctx) {
-        if (!pausedForWrite && !pausedForMailbox && !isClosed()) {
+        if (!pausedForWrite && !pausedForMailbox && !isClosed() && !waiting) {
             ctx.channel().config().setAutoRead(true); // reads again at once
         }
     }

@@ -17,7 +17,10 @@ import java.util.Arrays;
  * connection's handshake authenticated it.
  *
  * <p>Bounded: ids above {@code maxCompressionEntries} and slots beyond {@link Protocol#EPHEMERAL_SLOTS}
- * are {@code compression-limit}. Lookups allocate nothing; an ADVERTISE allocates what it resolves.
+ * are {@code compression-limit}; in bytes, every entry, slot and array growth is charged to the
+ * association's {@link PeerMemory} (and the node's) before it is kept, and released when it is
+ * replaced or the connection closes ({@link #release}): beyond the budget, {@code memory-limit}.
+ * Lookups allocate nothing; an ADVERTISE allocates what it resolves.
  * Event-loop confined (the connection's): plain fields.
  */
 final class InboundTable implements Serializer.RefResolver {
@@ -36,12 +39,36 @@ final class InboundTable implements Serializer.RefResolver {
     private Class<?>[] manifests = new Class<?>[16];
     /** Class names advertised but not allowed here, for failure notices and logs (refused ids only). */
     private String[] refusedManifests = new String[16];
+    /** What each ref id's entry costs the peer's budget (released when the id is advertised again). */
+    private int[] costs = new int[64];
+    private int[] ephemeralCosts;
+    /** Everything this table charged to the peer's budget: released when the connection closes. */
+    private long charged;
+    private final PeerMemory memory;
 
     InboundTable(TransportCore core, Association association, long peerUid) {
         this.core = core;
         this.association = association;
         this.peerUid = peerUid;
         this.maxIds = core.settings.maxCompressionEntries();
+        this.memory = association.memory;
+        charge(PeerMemory.SLOT * (64L + 16) + 4 * 64L, "a compression table"); // the arrays as made
+    }
+
+    private void charge(long bytes, String what) {
+        memory.charge(bytes, what); // throws memory-limit
+        charged += bytes;
+    }
+
+    private void release(long bytes) {
+        memory.release(bytes);
+        charged -= bytes;
+    }
+
+    /** The connection closed: everything the table held goes, and so does its charge. */
+    void release() {
+        memory.release(charged);
+        charged = 0;
     }
 
     // ---------------------------------------------------------------- lookups (the message path)
@@ -122,25 +149,45 @@ final class InboundTable implements Serializer.RefResolver {
             final ActorPath path = parseAddressedPath(a.text());
             if (id >= refs.length) {
                 final int n = Math.min(maxIds + 1, Math.max(id + 1, refs.length * 2));
+                charge((long) (n - refs.length) * (PeerMemory.SLOT + 4), "compression table growth to " + n + " ids");
                 refs = Arrays.copyOf(refs, n);
                 accepts = Arrays.copyOf(accepts, n);
+                costs = Arrays.copyOf(costs, n);
             }
             final ExportedRefs.Recipient recipient = core.exports.inboundRef(path, association, peerUid);
+            // a local published actor exists anyway; a remote ref or a stand-in is made for this entry
+            final int cost = recipient.accepts() != null && !(recipient.ref() instanceof MissingRecipient)
+                ? 0 : (int) Math.min(Integer.MAX_VALUE, PeerMemory.REF + PeerMemory.path(path, a.text().length()));
+            if (costs[id] != 0) {
+                release(costs[id]);
+                costs[id] = 0;
+            }
+            charge(cost, "advertised path " + id);
+            costs[id] = cost;
             refs[id] = recipient.ref();
             accepts[id] = recipient.accepts();
         } else {
             if (id >= manifests.length) {
-                manifests = Arrays.copyOf(manifests, Math.min(maxIds + 1, Math.max(id + 1, manifests.length * 2)));
+                final int n = Math.min(maxIds + 1, Math.max(id + 1, manifests.length * 2));
+                charge((long) (n - manifests.length) * PeerMemory.SLOT, "manifest table growth to " + n + " ids");
+                manifests = Arrays.copyOf(manifests, n);
             }
             manifests[id] = core.settings.serializers().manifestClass(a.text());
             if (manifests[id] == null) {
                 if (id >= refusedManifests.length) {
                     refusedManifests = Arrays.copyOf(refusedManifests, manifests.length);
                 }
-                refusedManifests[id] = a.text().length() > Protocol.MAX_FAILURE_TEXT ? a.text().substring(0, Protocol.MAX_FAILURE_TEXT) : a.text();
+                final String kept = a.text().length() > Protocol.MAX_FAILURE_TEXT ? a.text().substring(0, Protocol.MAX_FAILURE_TEXT) : a.text();
+                if (refusedManifests[id] != null) {
+                    release(PeerMemory.text(refusedManifests[id].length()));
+                }
+                refusedManifests[id] = null;
+                charge(PeerMemory.text(kept.length()), "refused class name " + id);
+                refusedManifests[id] = kept;
                 core.rejections.reject(FrameRejection.UNKNOWN_MANIFEST, association.address, "class " + a.text() + " is not on the allow-list");
                 core.failures.logNotAllowed(association.address, a.text());
-            } else if (id < refusedManifests.length) {
+            } else if (id < refusedManifests.length && refusedManifests[id] != null) {
+                release(PeerMemory.text(refusedManifests[id].length()));
                 refusedManifests[id] = null;
             }
         }
@@ -161,10 +208,19 @@ final class InboundTable implements Serializer.RefResolver {
         }
         final ActorPath path = parseAddressedPath(a.text());
         if (ephemeralRefs == null) {
+            charge((long) Protocol.EPHEMERAL_SLOTS * (PeerMemory.SLOT + 4), "ephemeral slots");
             ephemeralRefs = new InternalActorRef<?>[Protocol.EPHEMERAL_SLOTS];
             ephemeralAccepts = new Class<?>[Protocol.EPHEMERAL_SLOTS];
+            ephemeralCosts = new int[Protocol.EPHEMERAL_SLOTS];
         }
         final ExportedRefs.Recipient recipient = core.exports.inboundRef(path, association, peerUid);
+        final int cost = (int) Math.min(Integer.MAX_VALUE, PeerMemory.REF + PeerMemory.path(path, a.text().length()));
+        if (ephemeralCosts[slot] != 0) {
+            release(ephemeralCosts[slot]);
+            ephemeralCosts[slot] = 0;
+        }
+        charge(cost, "ephemeral slot " + slot);
+        ephemeralCosts[slot] = cost;
         ephemeralRefs[slot] = recipient.ref();
         ephemeralAccepts[slot] = recipient.accepts();
     }

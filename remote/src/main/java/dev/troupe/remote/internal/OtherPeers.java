@@ -122,4 +122,9 @@ final class OtherPeers implements PeerMetrics {
     public int watchesHeldByPeer() {
         return (int) sum(-1, PeerMetrics::watchesHeldByPeer);
     }
+
+    @Override
+    public long memoryBytes() {
+        return sum(-1, PeerMetrics::memoryBytes);
+    }
 }

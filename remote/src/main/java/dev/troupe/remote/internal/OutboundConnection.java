@@ -47,6 +47,7 @@ final class OutboundConnection extends ConnectionHandler {
                 association.system.onAck(Frames.parseLong(frame, "SYSTEM_ACK")); // throws invalid-sequence
                 return;
             case Protocol.CLOSE:
+                Frames.parseClose(frame);
                 association.incarnation.onPeerShutdown(peerUid);
                 closeQuietly();
                 return;

@@ -32,10 +32,18 @@ final class PeerConnection {
 
     private final Association association;
     private final Bootstrap bootstrap;
+    /** Connections that stop after HELLO_REPLY: who answers at the address, without touching the live connection. */
+    private final Bootstrap probeBootstrap;
+    private boolean probing;
+    /** The connection being made (before its handshake completed) and the probe, closed with the association. */
+    private Channel attempt;
+    private Channel probeChannel;
     final PhiAccrualFailureDetector failureDetector;
 
     private volatile boolean started;
     private volatile long reconnects;
+    /** A connection, an attempt or a probe exists: published for {@link Association#isStateless} (another thread). */
+    private volatile boolean busy;
     private Channel channel;
     private boolean connecting;
     private int backoffAttempt;
@@ -53,9 +61,10 @@ final class PeerConnection {
     private final Runnable connectTask = this::connect;
     private final ChannelFutureListener connectListener = this::onConnectDone;
 
-    PeerConnection(Association association, Bootstrap bootstrap) {
+    PeerConnection(Association association, Bootstrap bootstrap, Bootstrap probeBootstrap) {
         this.association = association;
         this.bootstrap = bootstrap;
+        this.probeBootstrap = probeBootstrap;
         final dev.troupe.remote.RemoteSettings s = association.core.settings;
         this.failureDetector = new PhiAccrualFailureDetector(s.phiThreshold(), 200, s.minHeartbeatStdDev().toNanos(),
             s.acceptableHeartbeatPause().toNanos(), s.heartbeatInterval().toNanos());
@@ -72,6 +81,15 @@ final class PeerConnection {
 
     boolean isClosing() {
         return closing;
+    }
+
+    /** @return whether a connection, a connection attempt or a probe exists (any thread; approximate) */
+    boolean isBusy() {
+        return busy;
+    }
+
+    private void updateBusy() {
+        busy = channel != null || connecting || probing;
     }
 
     /** @return whether the heartbeat timer runs (the association started and was not removed since) */
@@ -124,12 +142,22 @@ final class PeerConnection {
             return;
         }
         connecting = true;
-        bootstrap.connect(association.root.host(), association.root.port()).addListener(connectListener);
+        updateBusy();
+        final ChannelFuture f = bootstrap.connect(association.root.host(), association.root.port());
+        attempt = f.channel();
+        f.addListener(connectListener);
     }
 
     private void onConnectDone(ChannelFuture f) {
         if (!f.isSuccess()) {
             connecting = false;
+            if (attempt == f.channel()) {
+                attempt = null;
+            }
+            updateBusy();
+            if (closing || association.isRemoved()) {
+                return; // the attempt was closed with the association (closeAttempts): not a failure to report
+            }
             Association.LOG.log(System.Logger.Level.DEBUG, "connect to " + association.address + " failed: " + f.cause());
             final Throwable cause = f.cause();
             association.core.associations.fire(new AssociationEvent.ConnectFailed(association.root, String.valueOf(cause),
@@ -154,12 +182,60 @@ final class PeerConnection {
     }
 
     /**
-     * The peer's address is dialled again at once: the connection is closed and re-established
-     * without backoff, so the UID found there decides a claim ({@link PeerIncarnation}).
+     * A claim waits for this node to see who answers at the peer's address (loop). Without a
+     * connection the address is dialled now, whatever the backoff (the handshake decides the claim:
+     * {@link PeerIncarnation#outboundConfirmed}); with one, a probe is opened beside it (at most one at
+     * a time: {@link PeerIncarnation#probed}), and the live connection stays as it is, so a false
+     * claim closes nothing of the real peer's.
+     */
+    void verify() {
+        if (closing) {
+            return;
+        }
+        if (channel != null) {
+            if (!probing) {
+                probing = true;
+                updateBusy();
+                final ChannelFuture f = probeBootstrap.connect(association.root.host(), association.root.port());
+                probeChannel = f.channel();
+                f.addListener(probeListener);
+            }
+            return;
+        }
+        backoffAttempt = 0;
+        if (!started) {
+            start();
+        } else {
+            connect(); // nothing if a connection attempt is under way: its handshake decides
+        }
+    }
+
+    private final ChannelFutureListener probeListener = f -> {
+        if (!f.isSuccess()) {
+            probing = false;
+            probeChannel = null;
+            updateBusy();
+        }
+    };
+
+    /** The probe's connection closed (loop). */
+    void probeClosed() {
+        probing = false;
+        probeChannel = null;
+        updateBusy();
+    }
+
+    /**
+     * The peer's address is dialled again at once: a connection is closed and re-established
+     * without backoff (or made, if there is none), so the UID found there decides ({@link PeerIncarnation}).
      */
     void redial() {
         backoffAttempt = 0;
-        channel.close();
+        if (channel != null) {
+            channel.close();
+        } else {
+            verify();
+        }
     }
 
     /**
@@ -167,20 +243,23 @@ final class PeerConnection {
      * believes, the failure detector's history starts afresh after an outage, and the outbound side
      * resumes on the new connection (ids re-advertised, system messages renumbered and resent).
      *
+     * @param key the incarnation key whose signature HELLO_REPLY carried
      * @param expectedSystemSeq the system-message seq the peer expects next (AUTH_REPLY)
      * @param peerRoot the canonical address the peer stated (HELLO_REPLY)
      */
-    void outboundReady(Channel ch, long uid, long expectedSystemSeq, ActorPath peerRoot) {
+    void outboundReady(Channel ch, long uid, byte[] key, long expectedSystemSeq, ActorPath peerRoot) {
         connecting = false;
-        if (closing) {
-            ch.close();
+        attempt = null;
+        if (closing || association.isRemoved()) {
+            ch.close(); // nobody holds this association any more: a connection kept here would never be closed
             return;
         }
         final PeerIncarnation peer = association.incarnation;
         final boolean newIncarnation = peer.isOther(uid);
         association.trust();
-        final boolean afterOutage = peer.outboundConfirmed(uid);
+        final boolean afterOutage = peer.outboundConfirmed(uid, key);
         channel = ch;
+        updateBusy();
         this.peerRoot = peerRoot;
         backoffAttempt = 0;
         association.ring.connected();
@@ -196,6 +275,9 @@ final class PeerConnection {
 
     /** The outbound connection closed, before or after its handshake. */
     void outboundClosed(Channel ch) {
+        if (attempt == ch) {
+            attempt = null;
+        }
         if (channel == ch) {
             channel = null;
             if (keptThroughLoss) {
@@ -206,11 +288,12 @@ final class PeerConnection {
             association.drain.connectionClosed();
         } else if (channel != null) {
             return; // an old connection
-        } else if (!closing) {
+        } else if (!closing && !association.isRemoved()) {
             association.core.associations.fire(new AssociationEvent.ConnectFailed(association.root,
                 "the connection closed before its handshake completed", false));
         }
         connecting = false;
+        updateBusy();
         scheduleReconnect();
     }
 
@@ -320,9 +403,25 @@ final class PeerConnection {
         started = false;
         final Channel ch = channel;
         channel = null;
+        closeAttempts();
+        updateBusy();
         keptThroughLoss = false;
         if (ch != null) {
             ch.close(); // no CLOSE frame: this node is not going away, it only forgets an idle peer
+        }
+    }
+
+    /** A connection being made and a probe are closed: nothing of this association outlives it (loop). */
+    private void closeAttempts() {
+        final Channel a = attempt;
+        attempt = null;
+        if (a != null) {
+            a.close();
+        }
+        final Channel p = probeChannel;
+        probeChannel = null;
+        if (p != null) {
+            p.close();
         }
     }
 
@@ -340,6 +439,11 @@ final class PeerConnection {
         final Channel ch = channel;
         channel = null;
         keptThroughLoss = false;
+        final Channel pending = attempt;
+        closeAttempts();
+        if (ch == null && pending != null) {
+            return pending.closeFuture(); // a handshake under way goes too, and the shutdown waits for it
+        }
         if (ch != null && ch.isActive()) {
             final ByteBuf b = ch.alloc().directBuffer(6);
             Frames.writeClose(b, Protocol.CLOSE_SHUTDOWN);

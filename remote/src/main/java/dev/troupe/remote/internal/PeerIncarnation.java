@@ -6,8 +6,7 @@ import dev.troupe.remote.AssociationState;
 import dev.troupe.remote.FrameRejection;
 import dev.troupe.remote.PeerUnreachableException;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
@@ -19,10 +18,12 @@ import java.util.function.Predicate;
  * this node believes about the peer comes through here:
  *
  * <ul>
- *   <li>a completed outbound handshake ({@link #outboundConfirmed}): the UID found by dialling the
- *       address, which also decides a pending claim of a new incarnation (restart or impostor);</li>
- *   <li>a completed inbound handshake ({@link #inboundOpened}): a claim of a new incarnation is not
- *       believed while the known one answers this node's heartbeats; the address is dialled again;</li>
+ *   <li>a completed outbound handshake ({@link #outboundConfirmed}): the UID and incarnation key
+ *       found by dialling the address, the only source of belief; it decides every inbound
+ *       connection waiting for it (proven, or an impostor);</li>
+ *   <li>a completed inbound handshake ({@link #inboundOpened}): proven if it is the incarnation the
+ *       dial found, with its key; otherwise not read until this node dials the address (a fresh
+ *       connection, or a probe beside a live one: {@link #probed});</li>
  *   <li>CLOSE ({@link #onPeerShutdown}), honoured only from the incarnation the connection authenticated;</li>
  *   <li>the failure detector's verdict, and system messages piling up ({@link #systemMessagesOverflow},
  *       which quarantines the incarnation).</li>
@@ -33,21 +34,11 @@ import java.util.function.Predicate;
  * UID) makes that permanent.
  *
  * <h2>Threads</h2>
- * The UID, the lost flag and the state are volatile: producers read them on every tell. Everything
- * else, and every change, happens on the association's loop, except the first UID of an inbound
- * handshake (a CAS, so system messages can be accepted at once) and the asks (any thread).
+ * The UID, the lost flag and the state are volatile: producers read them on every tell; the
+ * confirmed incarnation and its key are published together for the checks at AUTH time. Every
+ * change happens on the association's loop, except the asks (any thread).
  */
 final class PeerIncarnation {
-
-    private static final VarHandle PEER_UID;
-
-    static {
-        try {
-            PEER_UID = MethodHandles.lookup().findVarHandle(PeerIncarnation.class, "peerUid", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private static final Predicate<PendingAsk> DONE = a -> !a.isPending();
 
@@ -64,11 +55,23 @@ final class PeerIncarnation {
     /** The peer came back with the same UID after a loss; our outbound handshake has not followed yet. */
     private boolean resumedSinceOutbound;
     private long lostAtNanos;
-    /**
-     * An inbound connection claimed a new incarnation while the known one answers this node's
-     * heartbeats; the address is dialled again to see which one is there before either is believed.
-     */
-    private long pendingUid;
+    /** The incarnation this node's own dial found at the address, with its key: what proves a connection. */
+    private volatile Confirmed confirmed;
+    /** UIDs that dialling the address refuted (bounded, the most recent kept): refused at AUTH at once. */
+    private final java.util.LinkedHashMap<Long, Boolean> refuted = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<Long, Boolean> eldest) {
+            return size() > MAX_REFUTED;
+        }
+    };
+
+    /** An incarnation and its key, published together. */
+    private record Confirmed(long uid, byte[] key) {
+    }
+
+    private static final int MAX_REFUTED = 64;
 
     /** Asks whose requests went to this node and may still be answered; failed at once when it is lost. */
     private final Set<PendingAsk> asks = ConcurrentHashMap.newKeySet();
@@ -144,7 +147,7 @@ final class PeerIncarnation {
     }
 
     // =====================================================================================
-    // Claims (loop)
+    // Claims (loop, but for the checks at AUTH time)
     // =====================================================================================
 
     /** @return whether a handshake's UID is another incarnation than the one known (a restart, if believed) */
@@ -153,25 +156,86 @@ final class PeerIncarnation {
     }
 
     /**
-     * This node's own outbound handshake reached {@code uid} at the address: that UID is believed.
-     * It decides a pending claim of another incarnation (a connection claiming one that dialling
-     * does not find is an impostor) and makes the association active.
+     * @return whether a connection claiming {@code uid} with incarnation key {@code key} is proven
+     *         to be the incarnation this node's own dial found at the address (any thread)
+     */
+    boolean isProven(long uid, byte[] key) {
+        final Confirmed c = confirmed;
+        return c != null && c.uid == uid && Arrays.equals(c.key, key);
+    }
+
+    /**
+     * An inbound handshake's claim, at AUTH time (the connection's thread), before anything is
+     * answered or changed: a claim this node knows to be false is refused. False are the UID of
+     * the incarnation this node's own dial found, with another key (a member that learned the UID
+     * from a HELLO in clear text), and an incarnation that dialling the address already refuted.
+     *
+     * @throws FrameRejectedException {@code invalid-identity}; nothing is changed
+     */
+    void checkClaim(long uid, byte[] key) {
+        final Confirmed c = confirmed;
+        if (c != null && c.uid == uid && !Arrays.equals(c.key, key)) {
+            throw new FrameRejectedException(FrameRejection.INVALID_IDENTITY, "uid " + Long.toHexString(uid) + " of "
+                + association.address + " claimed with another incarnation key than the one found by dialling the address");
+        }
+        if (isRefuted(uid)) {
+            throw new FrameRejectedException(FrameRejection.INVALID_IDENTITY, "uid " + Long.toHexString(uid) + " for "
+                + association.address + ", which dialling the address refuted");
+        }
+    }
+
+    /**
+     * This node's own outbound handshake reached {@code uid}, proven by {@code key}'s signature,
+     * at the address: that incarnation is believed. It decides every inbound connection that
+     * waits for a decision (the ones claiming this incarnation are proven, the others are
+     * impostors) and makes the association active.
      *
      * @return whether the handshake ends an outage (the failure detector's history starts afresh)
      */
-    boolean outboundConfirmed(long uid) {
+    boolean outboundConfirmed(long uid, byte[] key) {
         final boolean wasUnreachable = state == AssociationState.UNREACHABLE;
-        if (pendingUid != 0) {
-            if (pendingUid != uid) {
-                impostor(pendingUid);
-            }
-            pendingUid = 0;
+        final Confirmed before = confirmed;
+        if (before == null || before.uid != uid) {
+            clearRefuted(); // claims refuted against the old incarnation are weighed afresh
         }
+        confirmed = new Confirmed(uid, key.clone());
         observeUid(uid);
+        decideWaiting(uid, key);
         final boolean afterOutage = wasUnreachable || resumedSinceOutbound;
         resumedSinceOutbound = false;
         state = AssociationState.ACTIVE;
         return afterOutage;
+    }
+
+    /**
+     * A probe (a handshake opened only to see who answers at the address, closed after HELLO_REPLY)
+     * found {@code uid} with {@code key} there (loop). The incarnation this node's connection
+     * reaches: every other claim waiting is an impostor. Another one: that connection is stale (the
+     * node restarted behind it), so it is dialled again, and that handshake decides.
+     */
+    void probed(long uid, byte[] key) {
+        final Confirmed c = confirmed;
+        if (c != null && c.uid == uid && Arrays.equals(c.key, key)) {
+            decideWaiting(uid, key);
+            return;
+        }
+        Association.LOG.log(System.Logger.Level.INFO, "another incarnation (uid " + Long.toHexString(uid) + ") answers at "
+            + association.address + " than the one this node's connection reaches; dialling again");
+        association.connection.redial();
+    }
+
+    /** Proves the waiting connections of the incarnation found at the address and refuses the others (loop). */
+    private void decideWaiting(long uid, byte[] key) {
+        for (InboundConnection c : association.inbound.all()) {
+            if (!c.isWaiting()) {
+                continue;
+            }
+            if (c.peerUid == uid && Arrays.equals(c.peerKey, key)) {
+                prove(c);
+            } else {
+                impostor(c, "dialling the address reached uid " + Long.toHexString(uid));
+            }
+        }
     }
 
     /** The outbound connection closed: not active until the next handshake. */
@@ -187,13 +251,14 @@ final class PeerIncarnation {
     }
 
     /**
-     * Records the peer's UID from a completed handshake (either direction). A UID other than the
-     * known one means the node restarted: the old incarnation is lost and refs bound to it stay
-     * dead. The same UID after the node was declared lost means the loss was a partition (a
-     * paused process, a network outage) and that incarnation is reachable again: refs bound to it
-     * work again. Death watch already fired at the loss and is not undone.
+     * Records the UID this node's own outbound handshake found at the address (or a proven
+     * inbound connection's, which is the same). A UID other than the known one means the node
+     * restarted: the old incarnation is lost and refs bound to it stay dead. The same UID after
+     * the node was declared lost means the loss was a partition (a paused process, a network
+     * outage) and that incarnation is reachable again: refs bound to it work again. Death watch
+     * already fired at the loss and is not undone.
      */
-    void observeUid(long uid) {
+    private void observeUid(long uid) {
         final long known = peerUid;
         if (known != 0 && known != uid && !peerLost) {
             nodeLost("restarted with a new UID", AssociationEvent.LossReason.RESTARTED);
@@ -246,45 +311,82 @@ final class PeerIncarnation {
     }
 
     /**
-     * An inbound connection from the peer completed its handshake (any thread): it supersedes any
-     * other inbound connection from the same incarnation (a peer keeps one outbound connection per
-     * node), and its claim of an incarnation is weighed on the loop. Connections of another
-     * incarnation go when the new one is confirmed.
+     * An inbound connection from the peer completed its handshake (any thread). It is weighed on
+     * the loop: proven at once if it is the incarnation this node's own dial found (then it
+     * supersedes that incarnation's older connection: a peer keeps one outbound connection per
+     * node); otherwise it waits, not read, while this node dials the address, and the incarnation
+     * found there decides. Nothing it claims changes anything before that.
      */
     void inboundOpened(InboundConnection c) {
         association.trust();
         association.inbound.opened(c);
         association.touched(System.nanoTime());
-        final long uid = c.peerUid;
-        PEER_UID.compareAndSet(this, 0L, uid); // first contact: nothing to compare with, and system messages need it now
         if (association.loop.inEventLoop()) {
-            observeInboundUid(uid);
-        } else if (!association.execute(() -> observeInboundUid(uid))) {
+            weigh(c);
+        } else if (!association.execute(() -> weigh(c))) {
             c.ctx.channel().close();
         }
     }
 
     /**
-     * An inbound connection claimed a new incarnation of this address (loop). When this node
-     * still has a live outbound connection to the known incarnation, the claim is not believed
-     * at once: the outbound connection is re-established, and the UID found by dialling the
-     * address decides. A real restart shows the new UID there; a peer posing as this address
-     * (it knows the secret but is not at the address) does not, and is refused. Without a live
-     * connection to compare with, the claim is accepted as a restart.
+     * Weighs an inbound connection's claim (loop). The incarnation this node's dial found, with
+     * its key: proven. Its UID with another key, or a refuted UID: an impostor. Any other claim (a
+     * restart, or the first contact with a node this node never dialled) waits for this node's own
+     * dial of the address, whether or not a connection to it is up: a fresh connection when there
+     * is none, a probe beside the live one (which stays untouched) when there is.
      */
-    private void observeInboundUid(long uid) {
-        final PeerConnection connection = association.connection;
-        if (uid != peerUid && peerUid != 0 && !peerLost && state == AssociationState.ACTIVE && connection.hasChannel()) {
-            Association.LOG.log(System.Logger.Level.INFO, "a connection claims to be a new incarnation (uid " + Long.toHexString(uid) + ") of "
-                + association.address + " while uid " + Long.toHexString(peerUid) + " answers there; dialling the address again to see which one is");
-            pendingUid = uid;
-            connection.redial();
+    private void weigh(InboundConnection c) {
+        if (c.isClosed()) {
             return;
         }
-        if (pendingUid == uid) {
-            return; // waiting for the outbound handshake to decide
+        final Confirmed k = confirmed;
+        if (k != null && c.peerUid == k.uid) {
+            if (Arrays.equals(c.peerKey, k.key)) {
+                prove(c);
+                observeUid(c.peerUid); // the same incarnation: reachable again if it was lost
+            } else {
+                impostor(c, "uid " + Long.toHexString(c.peerUid) + " claimed with another incarnation key");
+            }
+            return;
         }
-        observeUid(uid);
+        if (isRefuted(c.peerUid)) {
+            impostor(c, "uid " + Long.toHexString(c.peerUid) + " was refuted by dialling the address");
+            return;
+        }
+        Association.LOG.log(System.Logger.Level.DEBUG, "a connection claims uid " + Long.toHexString(c.peerUid) + " for "
+            + association.address + (k == null ? "" : " while this node knows uid " + Long.toHexString(k.uid))
+            + "; dialling the address to see which incarnation is there");
+        association.connection.verify();
+    }
+
+    /** A proven connection: read from now on, and the older connections of its incarnation go. */
+    private void prove(InboundConnection c) {
+        association.inbound.supersede(c);
+        c.prove();
+    }
+
+    /** A connection claimed an incarnation the address does not have: refused and counted, nothing else changes. */
+    private void impostor(InboundConnection c, String why) {
+        refute(c.peerUid);
+        c.refuse("a connection claimed uid " + Long.toHexString(c.peerUid) + " for " + association.address + ": " + why);
+    }
+
+    private boolean isRefuted(long uid) {
+        synchronized (refuted) {
+            return refuted.containsKey(uid);
+        }
+    }
+
+    private void refute(long uid) {
+        synchronized (refuted) {
+            refuted.put(uid, Boolean.TRUE);
+        }
+    }
+
+    private void clearRefuted() {
+        synchronized (refuted) {
+            refuted.clear();
+        }
     }
 
     /** The peer said it is shutting down; honoured only from the incarnation it names (any thread). */
@@ -326,19 +428,6 @@ final class PeerIncarnation {
         if (!keep) {
             connection.closeForLoss(); // force a fresh handshake, which tells a restart from a partition
         }
-        if (pendingUid != 0) {
-            // the incarnation this node could still see is gone: the one that claimed the address may be real
-            final long p = pendingUid;
-            pendingUid = 0;
-            observeUid(p);
-        }
-    }
-
-    /** A connection claimed an incarnation the address does not have: closed and counted. */
-    private void impostor(long uid) {
-        association.core.rejections.reject(FrameRejection.INVALID_IDENTITY, association.address, "a connection claimed uid "
-            + Long.toHexString(uid) + " for this address, but dialling it reached uid " + Long.toHexString(peerUid));
-        association.inbound.closeIncarnation(uid);
     }
 
     /**

@@ -90,6 +90,11 @@ final class PeerMetricsView implements PeerMetrics {
     }
 
     @Override
+    public long memoryBytes() {
+        return association.memory.used();
+    }
+
+    @Override
     public String toString() {
         return "PeerMetrics(" + association.address + ", " + state() + ")";
     }

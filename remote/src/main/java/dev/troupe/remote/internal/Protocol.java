@@ -3,7 +3,8 @@ package dev.troupe.remote.internal;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Constants of wire protocol version 3; {@code docs/protocol.md} has the byte layouts.
+ * Constants of wire protocol version 4; {@code docs/protocol.md} is the specification (its tables are
+ * checked against the encoders by the golden-frame tests).
  *
  * <pre>
  * connection start (client to server, once):
@@ -27,11 +28,11 @@ final class Protocol {
     /** "TRPE", sent once by the connecting side before its first frame. */
     static final int MAGIC = 0x54525045;
     /**
-     * The only version this code speaks. Version 2 (no USER flags, no FAILURE) and version 1
-     * (proofs over nonces and UIDs only, the accepting side proving first) are refused with
-     * {@code protocol-version}.
+     * The only version this code speaks. Version 3 (no incarnation keys: a UID was a bearer
+     * token), version 2 (no USER flags, no FAILURE) and version 1 (proofs over nonces and UIDs
+     * only, the accepting side proving first) are refused with {@code protocol-version}.
      */
-    static final int VERSION = 3;
+    static final int VERSION = 4;
 
     /** Bytes of the length prefix. */
     static final int LENGTH_FIELD = 4;
@@ -123,6 +124,8 @@ final class Protocol {
     static final int ASK_TRAILER = 4;
     /** Largest header block (its entries, after the uint16 length). */
     static final int MAX_HEADER_BLOCK = 1024;
+    /** Most entries in a header block. */
+    static final int MAX_HEADER_ENTRIES = 8;
 
     /**
      * FAILURE reasons, what the receiving node could not do with a USER frame. The body is
@@ -138,6 +141,9 @@ final class Protocol {
     /** Labels mixed into the HMAC proofs so a server proof can never pass as a client proof. */
     static final byte[] SERVER_LABEL = "troupe-v2-server".getBytes(StandardCharsets.US_ASCII);
     static final byte[] CLIENT_LABEL = "troupe-v2-client".getBytes(StandardCharsets.US_ASCII);
+    /** Labels of the incarnation-key signatures (the accepting side's in HELLO_REPLY, the connecting side's in AUTH). */
+    static final byte[] SERVER_KEY_LABEL = "troupe-v4-server-key".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] CLIENT_KEY_LABEL = "troupe-v4-client-key".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * @param type a frame type byte

@@ -42,6 +42,12 @@ final class RemoteDeathWatch {
     /** The peer's watchers of local actors, by the local actor. */
     private final Map<InternalActorRef<?>, Set<RemoteActorRef<?>>> inbound = new HashMap<>();
     private int inboundPairs;
+    /** What the inbound pairs cost the peer's budget. */
+    private long inboundBytes;
+
+    private static final int RECORDED = 0;
+    private static final int LIMIT = 1;
+    private static final int OVER_BUDGET = 2;
 
     RemoteDeathWatch(Association association, int maxInbound) {
         this.association = association;
@@ -110,7 +116,12 @@ final class RemoteDeathWatch {
                 return;
             }
             final SystemMessages system = association.system;
-            if (!system.enqueue(association.connection.channel(), kind, watchee, watcher, failed)) {
+            final int queued = system.enqueue(association.connection.channel(), kind, watchee, watcher, failed);
+            if (queued == SystemMessages.FULL) {
+                peer.systemMessagesOverflow(system.unackedCount());
+            } else if (queued == SystemMessages.OVER_BUDGET) {
+                association.core.rejections.reject(FrameRejection.MEMORY_LIMIT, association.address, system.unackedCount()
+                    + " unacknowledged system messages hold the peer's byte budget (RemoteSettings.Builder.maxPeerMemory)");
                 peer.systemMessagesOverflow(system.unackedCount());
             }
         });
@@ -153,9 +164,14 @@ final class RemoteDeathWatch {
                     enqueue(Protocol.SYS_DEATH_WATCH_NOTIFICATION, f.watchee(), f.watcher(), false, null, null);
                     return;
                 }
-                if (!watchedByRemote(local, watcher)) {
+                final int recorded = watchedByRemote(local, watcher);
+                if (recorded == LIMIT) {
                     throw new FrameRejectedException(FrameRejection.WATCH_LIMIT, "more than " + maxInbound
                         + " watches on this node's actors");
+                }
+                if (recorded == OVER_BUDGET) {
+                    throw new FrameRejectedException(FrameRejection.MEMORY_LIMIT, inboundCount() + " watches by "
+                        + association.address + " hold its byte budget (RemoteSettings.Builder.maxPeerMemory), or the node's");
                 }
                 local.sendSystem(new Watch(local, watcher));
                 return;
@@ -210,6 +226,8 @@ final class RemoteDeathWatch {
             outbound.clear();
             inbound.clear();
             inboundPairs = 0;
+            association.memory.release(inboundBytes);
+            inboundBytes = 0;
         }
         for (Map.Entry<RemoteActorRef<?>, Set<InternalActorRef<?>>> e : watched.entrySet()) {
             for (InternalActorRef<?> w : e.getValue()) {
@@ -238,23 +256,36 @@ final class RemoteDeathWatch {
         }
     }
 
-    /** @return false if the peer already holds the maximum number of watches (nothing recorded) */
-    private synchronized boolean watchedByRemote(InternalActorRef<?> local, RemoteActorRef<?> watcher) {
+    /** What one watch of the peer on a local actor costs its budget: the watcher's ref and path, a set entry. */
+    private static long pairCost(RemoteActorRef<?> watcher) {
+        return 48 + PeerMemory.REF + PeerMemory.path(watcher.path(), watcher.path().toString().length());
+    }
+
+    /** @return {@link #RECORDED} (or already there), or {@link #LIMIT} / {@link #OVER_BUDGET} (nothing recorded) */
+    private synchronized int watchedByRemote(InternalActorRef<?> local, RemoteActorRef<?> watcher) {
         final Set<RemoteActorRef<?>> s = inbound.get(local);
         if (s != null && s.contains(watcher)) {
-            return true;
+            return RECORDED;
         }
         if (inboundPairs >= maxInbound) {
-            return false;
+            return LIMIT;
         }
+        final long cost = pairCost(watcher);
+        if (!association.memory.tryCharge(cost)) {
+            return OVER_BUDGET;
+        }
+        inboundBytes += cost;
         inbound.computeIfAbsent(local, k -> new HashSet<>()).add(watcher);
         inboundPairs++;
-        return true;
+        return RECORDED;
     }
 
     private synchronized void unwatchedByRemote(InternalActorRef<?> local, RemoteActorRef<?> watcher) {
         final Set<RemoteActorRef<?>> s = inbound.get(local);
         if (s != null && s.remove(watcher)) {
+            final long cost = pairCost(watcher);
+            inboundBytes -= cost;
+            association.memory.release(cost);
             inboundPairs--;
             if (s.isEmpty()) {
                 inbound.remove(local);

@@ -20,7 +20,9 @@ import java.util.ArrayDeque;
  * never sees a gap. An ack above the highest seq sent is {@code invalid-sequence}.
  *
  * <h2>Inbound (any inbound connection's thread; synchronized, system messages are rare)</h2>
- * Per sending incarnation: a seq at or below the last delivered one is a repeat (acknowledged,
+ * Only proven connections of the believed incarnation get here (a new incarnation resets the
+ * state at its first message, not at its handshake). Per sending incarnation: a seq at or below
+ * the last delivered one is a repeat (acknowledged,
  * not delivered again); the next one is delivered; anything else cannot come from a correct
  * sender on one TCP stream and is {@code invalid-sequence}.
  *
@@ -35,18 +37,27 @@ final class SystemMessages {
         final String watchee;
         final String watcher;
         final boolean failed;
+        /** What it costs the peer's budget ({@link PeerMemory}). */
+        final long cost;
 
-        Pending(long seq, int kind, String watchee, String watcher, boolean failed) {
+        Pending(long seq, int kind, String watchee, String watcher, boolean failed, long cost) {
             this.seq = seq;
             this.kind = kind;
             this.watchee = watchee;
             this.watcher = watcher;
             this.failed = failed;
+            this.cost = cost;
         }
     }
 
+    /** {@link #enqueue} results. */
+    static final int QUEUED = 0;
+    static final int FULL = 1;
+    static final int OVER_BUDGET = 2;
+
     private final int maxUnacked;
     private final long resendNanos;
+    private final PeerMemory memory;
 
     // ---- outbound, loop-confined
     private final ArrayDeque<Pending> unacked = new ArrayDeque<>();
@@ -60,9 +71,10 @@ final class SystemMessages {
     private long inboundUid;
     private long lastDelivered;
 
-    SystemMessages(int maxUnacked, long resendNanos) {
+    SystemMessages(int maxUnacked, long resendNanos, PeerMemory memory) {
         this.maxUnacked = maxUnacked;
         this.resendNanos = resendNanos;
+        this.memory = memory;
     }
 
     // ---------------------------------------------------------------- outbound (loop)
@@ -70,13 +82,18 @@ final class SystemMessages {
     /**
      * Queues a message and writes it if {@code ch} is connected.
      *
-     * @return false if the queue is full (nothing queued)
+     * @return {@link #QUEUED}, or {@link #FULL} / {@link #OVER_BUDGET} if the count or the peer's
+     *         byte budget has no room (nothing queued)
      */
-    boolean enqueue(Channel ch, int kind, String watchee, String watcher, boolean failed) {
+    int enqueue(Channel ch, int kind, String watchee, String watcher, boolean failed) {
         if (unacked.size() >= maxUnacked) {
-            return false;
+            return FULL;
         }
-        final Pending p = new Pending(++lastSeq, kind, watchee, watcher, failed);
+        final long cost = 64 + PeerMemory.text(watchee.length()) + PeerMemory.text(watcher.length());
+        if (!memory.tryCharge(cost)) {
+            return OVER_BUDGET;
+        }
+        final Pending p = new Pending(++lastSeq, kind, watchee, watcher, failed, cost);
         unacked.add(p);
         unackedCount = unacked.size();
         if (ch != null && ch.isActive()) {
@@ -85,7 +102,7 @@ final class SystemMessages {
             ch.writeAndFlush(b, ch.voidPromise());
             lastWriteNanos = System.nanoTime();
         }
-        return true;
+        return QUEUED;
     }
 
     /**
@@ -96,10 +113,10 @@ final class SystemMessages {
      */
     void connected(Channel ch, long expected, boolean newIncarnation) {
         if (newIncarnation) {
-            unacked.clear(); // watches of actors of a node that is gone
+            clear(); // watches of actors of a node that is gone
         }
-        while (!unacked.isEmpty() && unacked.peekFirst().seq < expected && !newIncarnation) {
-            unacked.pollFirst(); // delivered; the ack was lost with the old connection
+        while (!unacked.isEmpty() && unacked.peekFirst().seq < expected) {
+            memory.release(unacked.pollFirst().cost); // delivered; the ack was lost with the old connection
         }
         unackedCount = unacked.size();
         long seq = expected;
@@ -143,15 +160,20 @@ final class SystemMessages {
                 + ", highest sent " + lastSeq);
         }
         while (!unacked.isEmpty() && unacked.peekFirst().seq <= seq) {
-            unacked.pollFirst();
+            memory.release(unacked.pollFirst().cost);
         }
         unackedCount = unacked.size();
     }
 
     /** The peer was declared lost: what it had not acknowledged is dropped, as its watches are. */
     void clear() {
+        long cost = 0;
+        for (Pending p : unacked) {
+            cost += p.cost;
+        }
         unacked.clear();
         unackedCount = 0;
+        memory.release(cost);
     }
 
     /** @return unacknowledged messages (any thread: a published copy of the loop's count) */
@@ -161,13 +183,13 @@ final class SystemMessages {
 
     // ---------------------------------------------------------------- inbound (any thread)
 
-    /** @return the seq this node expects next from that incarnation of the peer (for AUTH_REPLY) */
+    /**
+     * @return the seq this node expects next from that incarnation of the peer (for AUTH_REPLY);
+     *         changes nothing: a handshake's claim is not believed yet when it asks, so an impostor
+     *         claiming another incarnation cannot reset what the real one's sequence is
+     */
     synchronized long expected(long senderUid) {
-        if (senderUid != inboundUid) {
-            inboundUid = senderUid;
-            lastDelivered = 0;
-        }
-        return lastDelivered + 1;
+        return senderUid == inboundUid ? lastDelivered + 1 : 1;
     }
 
     /**

@@ -72,8 +72,12 @@ public final class TransportCore {
     /** The runtime's hooks: end-of-turn wake-ups for producers, batched scheduling for inbound reads. */
     final ActorSystemSpi spi;
     final Hmac hmac;
+    /** This incarnation's key: its public half travels in HELLO and HELLO_REPLY, the private half signs them. */
+    final IncarnationKey key;
     final RejectionLog rejections = new RejectionLog(TimeUnit.SECONDS.toNanos(10));
     final InboundSlots inboundSlots;
+    /** The node-wide byte budget of what peers make this node hold. */
+    final NodeMemory memory;
     final Associations associations;
     final FailureReports failures;
     final TransportMetrics metrics;
@@ -101,8 +105,12 @@ public final class TransportCore {
         this.spi = ActorSystemSpi.of(system);
         this.authMode = settings.tls() ? Protocol.AUTH_TLS : settings.secret() != null ? Protocol.AUTH_HMAC : Protocol.AUTH_INSECURE;
         this.hmac = new Hmac(authMode == Protocol.AUTH_HMAC ? settings.secret() : null);
-        this.inboundSlots = new InboundSlots(settings.maxConnections(), settings.maxPendingHandshakes(), settings.maxPendingHandshakesPerSource());
+        this.key = IncarnationKey.of(system);
+        this.inboundSlots = new InboundSlots(settings.maxConnections(), settings.maxPendingHandshakes(), settings.maxPendingHandshakesPerSource(),
+            rejections);
+        this.memory = new NodeMemory(settings.maxRemoteMemory());
         this.associations = new Associations(this, settings.maxAssociations());
+        memory.rings(associations);
         this.failures = new FailureReports(settings.serializers());
         this.epoll = settings.nativeTransport() && Epoll.isAvailable();
         final long spin = settings.ioIdleSpin().toNanos();
@@ -110,7 +118,7 @@ public final class TransportCore {
             ? (spin > 0 ? EpollIoHandler.newFactory(0, IdleSpinStrategy.factory(spin)) : EpollIoHandler.newFactory())
             : NioIoHandler.newFactory();
         this.ioThreads = new IoThreads("troupe-" + system.name() + "-remote");
-        this.metrics = new TransportMetrics(rejections, associations, inboundSlots, failures, ioThreads);
+        this.metrics = new TransportMetrics(rejections, associations, inboundSlots, failures, ioThreads, memory);
         this.group = new MultiThreadIoEventLoopGroup(settings.ioThreads(), ioThreads, io);
         this.clientChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
         final Class<? extends ServerChannel> serverClass = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
@@ -189,8 +197,12 @@ public final class TransportCore {
         return group.next();
     }
 
-    /** The connecting side's bootstrap of one association: its handshake handler reports to that association. */
-    Bootstrap outboundBootstrap(Association a) {
+    /**
+     * The connecting side's bootstrap of one association: its handshake handler reports to that association.
+     *
+     * @param probe whether its connections stop after HELLO_REPLY ({@link PeerConnection#verify})
+     */
+    Bootstrap outboundBootstrap(Association a, boolean probe) {
         final ActorPath root = a.root;
         final Bootstrap b = new Bootstrap().group(a.loop).channel(clientChannel)
             .option(ChannelOption.TCP_NODELAY, true)
@@ -219,7 +231,7 @@ public final class TransportCore {
                 final FrameDecoder decoder = new FrameDecoder(settings.maxFrameSize(), false);
                 readInPlace(ch, decoder);
                 p.addLast(decoder);
-                p.addLast("troupe-handshake", new OutboundHandshake(TransportCore.this, a, decoder));
+                p.addLast("troupe-handshake", new OutboundHandshake(TransportCore.this, a, decoder, probe));
             }
         });
         return b;

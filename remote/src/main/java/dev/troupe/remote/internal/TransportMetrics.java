@@ -25,17 +25,19 @@ final class TransportMetrics implements RemoteMetrics {
     private final InboundSlots inboundSlots;
     private final FailureReports failures;
     private final IoThreads ioThreads;
+    private final NodeMemory memory;
     private final AtomicLong readPauses = new AtomicLong();
     private final AtomicLong repliesDropped = new AtomicLong();
     private final AtomicLong outboundBufferBytes = new AtomicLong();
 
     TransportMetrics(RejectionLog rejections, Associations associations, InboundSlots inboundSlots, FailureReports failures,
-                     IoThreads ioThreads) {
+                     IoThreads ioThreads, NodeMemory memory) {
         this.rejections = rejections;
         this.associations = associations;
         this.inboundSlots = inboundSlots;
         this.failures = failures;
         this.ioThreads = ioThreads;
+        this.memory = memory;
     }
 
     // ---------------------------------------------------------------- counted here
@@ -100,6 +102,16 @@ final class TransportMetrics implements RemoteMetrics {
     @Override
     public long outboundBufferBytes() {
         return outboundBufferBytes.get();
+    }
+
+    @Override
+    public long memoryBytes() {
+        return memory.used();
+    }
+
+    @Override
+    public long memoryLimitBytes() {
+        return memory.limit();
     }
 
     @Override

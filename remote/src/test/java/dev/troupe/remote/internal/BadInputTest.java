@@ -241,11 +241,18 @@ class BadInputTest {
     }
 
     @Test
+    void aVersionThreePeerIsRefusedAsProtocolVersion() throws IOException {
+        // version 3 had no incarnation keys: its UID was a bearer token
+        final byte[] v3 = concat(resource("/frames/v3/magic.bin"), resource("/frames/v3/hello.bin"));
+        expectClosedAndCounted(v3, FrameRejection.PROTOCOL_VERSION);
+    }
+
+    @Test
     void aFutureVersionIsRefusedAsProtocolVersionWhateverItsLayout() throws IOException {
         try (RawPeer p = new RawPeer(beta.address().port())) {
             final long before = rejected(FrameRejection.PROTOCOL_VERSION);
-            // version 4 followed by bytes this version cannot parse: the version is read first
-            p.send(RawPeer.frame(b -> b.writeInt(Protocol.MAGIC).writeInt(4).writeByte(Protocol.HELLO).writeShort(4).writeByte(0x7F)));
+            // version 5 followed by bytes this version cannot parse: the version is read first
+            p.send(RawPeer.frame(b -> b.writeInt(Protocol.MAGIC).writeInt(4).writeByte(Protocol.HELLO).writeShort(5).writeByte(0x7F)));
             assertThat(p.closedByServer()).isTrue();
             RemoteTestKit.await("counted", Duration.ofSeconds(5), () -> rejected(FrameRejection.PROTOCOL_VERSION) == before + 1);
         }

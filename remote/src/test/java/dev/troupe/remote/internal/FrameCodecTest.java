@@ -20,9 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
- * The v3 wire format against golden files, and the frame decoder on an EmbeddedChannel. Run with
+ * The v4 wire format against golden files, and the frame decoder on an EmbeddedChannel. Run with
  * {@code -Dtroupe.frames.regenerate=true} to rewrite the golden files after a deliberate change
- * (the v1 and v2 files stay as they were: they show what older peers send).
+ * (the v1, v2 and v3 files stay as they were: they show what older peers send).
  */
 class FrameCodecTest {
 
@@ -32,16 +32,16 @@ class FrameCodecTest {
     void framesMatchGoldenFiles() throws IOException {
         final Map<String, byte[]> frames = GoldenFrames.all();
         if (Boolean.getBoolean("troupe.frames.regenerate")) {
-            final Path dir = Path.of("src/test/resources/frames/v3");
+            final Path dir = Path.of("src/test/resources/frames/v4");
             Files.createDirectories(dir);
             for (Map.Entry<String, byte[]> e : frames.entrySet()) {
                 Files.write(dir.resolve(e.getKey()), e.getValue());
             }
         }
         for (Map.Entry<String, byte[]> e : frames.entrySet()) {
-            try (InputStream in = getClass().getResourceAsStream("/frames/v3/" + e.getKey())) {
-                assertNotNull(in, "golden file frames/v3/" + e.getKey() + " is missing");
-                assertArrayEquals(in.readAllBytes(), e.getValue(), "frames/v3/" + e.getKey() + " changed: the wire format is not v3 any more");
+            try (InputStream in = getClass().getResourceAsStream("/frames/v4/" + e.getKey())) {
+                assertNotNull(in, "golden file frames/v4/" + e.getKey() + " is missing");
+                assertArrayEquals(in.readAllBytes(), e.getValue(), "frames/v4/" + e.getKey() + " changed: the wire format is not v4 any more");
             }
         }
     }
@@ -88,7 +88,10 @@ class FrameCodecTest {
         ByteBuf f = next(ch, Protocol.HELLO);
         final Frames.Hello hello = Frames.parseHello(f);
         f.release();
-        assertThat(hello.version()).isEqualTo(3);
+        assertThat(hello.version()).isEqualTo(4);
+        assertThat(hello.toHost()).isEqualTo("127.0.0.1");
+        assertThat(hello.toPort()).isEqualTo(25521);
+        assertThat(hello.key()).isEqualTo(GoldenFrames.CLIENT_KEY);
         assertThat(hello.uid()).isEqualTo(GoldenFrames.CLIENT_UID);
         assertThat(hello.nonce()).isEqualTo(GoldenFrames.CLIENT_NONCE);
         assertThat(hello.fromSystem()).isEqualTo("alpha");
@@ -104,9 +107,13 @@ class FrameCodecTest {
         assertThat(reply.system()).isEqualTo("beta");
         assertThat(reply.host()).isEqualTo("127.0.0.1");
         assertThat(reply.port()).isEqualTo(25521);
+        assertThat(reply.key()).isEqualTo(GoldenFrames.SERVER_KEY);
+        assertThat(reply.signature()).isEqualTo(GoldenFrames.SIGNATURE);
 
         f = next(ch, Protocol.AUTH);
-        assertThat(Frames.parseProof(f, "AUTH")).isEqualTo(GoldenFrames.PROOF);
+        final Frames.Auth auth = Frames.parseAuth(f);
+        assertThat(auth.proof()).isEqualTo(GoldenFrames.PROOF);
+        assertThat(auth.signature()).isEqualTo(GoldenFrames.SIGNATURE);
         f.release();
         f = next(ch, Protocol.AUTH_REPLY);
         final Frames.AuthReply authReply = Frames.parseAuthReply(f);
@@ -163,7 +170,7 @@ class FrameCodecTest {
         assertThat(Frames.parseLong(f, "HEARTBEAT_REPLY")).isEqualTo(123_456_789L);
         f.release();
         f = next(ch, Protocol.CLOSE);
-        assertThat(f.readByte()).isEqualTo((byte) Protocol.CLOSE_SHUTDOWN);
+        assertThat(Frames.parseClose(f)).isEqualTo(Protocol.CLOSE_SHUTDOWN);
         f.release();
         assertThat((Object) ch.readInbound()).isNull();
     }
@@ -238,7 +245,7 @@ class FrameCodecTest {
         both.writeBytes(GoldenFrames.all().get("auth.bin"));
         both.writeInt(2001).writeByte(Protocol.ADVERTISE).writeZero(2000);
         ch.writeInbound(both);
-        assertThat(seen).containsExactly(1 + Protocol.PROOF_LENGTH, 2001);
+        assertThat(seen).containsExactly(1 + Protocol.PROOF_LENGTH + IncarnationKey.SIGNATURE_LENGTH, 2001);
         assertFalse(ch.finish());
     }
 

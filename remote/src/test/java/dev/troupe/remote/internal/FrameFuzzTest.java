@@ -243,13 +243,15 @@ class FrameFuzzTest {
 
     private static byte[] hello() {
         return RawPeer.frame(b -> Frames.writeHello(b, Protocol.VERSION, Protocol.AUTH_HMAC, 0x5151, GoldenFrames.CLIENT_NONCE,
-            "alpha", "127.0.0.1", deadPort, "beta"));
+            "alpha", "127.0.0.1", deadPort, "beta", "127.0.0.1", core.addresses.port(), GoldenFrames.CLIENT_KEY));
     }
+
+    private static final IncarnationKey SERVER_KEY = IncarnationKey.generate();
 
     @Test
     void theAcceptingHandshakeContainsEveryMutatedInputAndNeverProvesToIt() {
         final byte[] valid = concat(RawPeer.frame(Frames::writeMagic), hello(),
-            RawPeer.frame(b -> Frames.writeAuth(b, GoldenFrames.PROOF)), GoldenFrames.all().get("advertise-path.bin"),
+            RawPeer.frame(b -> Frames.writeAuth(b, GoldenFrames.PROOF, GoldenFrames.SIGNATURE)), GoldenFrames.all().get("advertise-path.bin"),
             GoldenFrames.all().get("user-string.bin"), GoldenFrames.all().get("heartbeat.bin"));
         for (int i = 0; i < ITERATIONS; i++) {
             final long seed = SEED + 20_000 + i;
@@ -272,17 +274,20 @@ class FrameFuzzTest {
 
     @Test
     void theConnectingHandshakeContainsEveryMutatedReplyAndSendsNothingButAuthBeforeTheServerProof() {
-        final byte[] reply = RawPeer.frame(b -> Frames.writeHelloReply(b, Protocol.VERSION, Protocol.AUTH_HMAC, 0x6161, GoldenFrames.SERVER_NONCE,
-            "gamma", "127.0.0.1", deadPort));
-        final byte[] valid = concat(reply, GoldenFrames.all().get("auth-reply.bin"), GoldenFrames.all().get("system-ack.bin"),
-            GoldenFrames.all().get("heartbeat-reply.bin"));
         final Association a = core.associations.get(ActorPath.root("gamma", "127.0.0.1", deadPort), true);
         for (int i = 0; i < ITERATIONS; i++) {
             final long seed = SEED + 30_000 + i;
             final Random r = new Random(seed);
             final FrameDecoder decoder = new FrameDecoder(MAX, false);
-            final EmbeddedChannel ch = new EmbeddedChannel(decoder, new OutboundHandshake(core, a, decoder));
-            bytes(ch.readOutbound()); // magic and HELLO
+            final EmbeddedChannel ch = new EmbeddedChannel(decoder, new OutboundHandshake(core, a, decoder, false));
+            final byte[] sent = bytes(ch.readOutbound()); // magic and HELLO
+            final byte[] helloAsSent = Arrays.copyOfRange(sent, 8, sent.length);
+            // a reply that verifies (signed over this connection's HELLO), so mutations reach the later checks too
+            final byte[] reply = RawPeer.frame(b -> Frames.writeHelloReply(b, Protocol.VERSION, Protocol.AUTH_HMAC, 0x6161,
+                GoldenFrames.SERVER_NONCE, "gamma", "127.0.0.1", deadPort, SERVER_KEY.publicKey(),
+                unsigned -> SERVER_KEY.sign(Protocol.SERVER_KEY_LABEL, helloAsSent, unsigned)));
+            final byte[] valid = concat(reply, GoldenFrames.all().get("auth-reply.bin"), GoldenFrames.all().get("system-ack.bin"),
+                GoldenFrames.all().get("heartbeat-reply.bin"));
             feed(ch, r.nextInt(8) == 0 ? randomBytes(r) : mutate(valid, r), r);
             ch.checkException();
             Object out;

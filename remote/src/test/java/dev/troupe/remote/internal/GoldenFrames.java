@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * The golden frames of protocol v3, built from fixed inputs by the encoders production uses:
+ * The golden frames of protocol v4, built from fixed inputs by the encoders production uses:
  * control frames by their {@link Frames} writer, ADVERTISE and USER bodies by
  * {@link Frames#encodeAdvertise} / {@link Frames#encodeUserHeader} and the serializer, framed by
  * {@link Frames#appendFrame} as the drainer frames a ring record.
@@ -22,6 +22,9 @@ final class GoldenFrames {
     static final byte[] SERVER_NONCE = seq(0x20, 16);
     static final byte[] PROOF = seq(0x40, 32);
     static final byte[] SERVER_PROOF = seq(0x60, 32);
+    static final byte[] CLIENT_KEY = seq(0xA0, 32);
+    static final byte[] SERVER_KEY = seq(0xC0, 32);
+    static final byte[] SIGNATURE = seq(0x80, 64);
     static final long CLIENT_UID = 0x0102030405060708L;
     static final long SERVER_UID = 0x1112131415161718L;
     static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -41,9 +44,11 @@ final class GoldenFrames {
     static Map<String, byte[]> all() {
         final Map<String, byte[]> m = new LinkedHashMap<>();
         m.put("magic.bin", bytes(Frames::writeMagic));
-        m.put("hello.bin", bytes(b -> Frames.writeHello(b, Protocol.VERSION, Protocol.AUTH_HMAC, CLIENT_UID, CLIENT_NONCE, "alpha", "127.0.0.1", 25520, "beta")));
-        m.put("hello-reply.bin", bytes(b -> Frames.writeHelloReply(b, Protocol.VERSION, Protocol.AUTH_HMAC, SERVER_UID, SERVER_NONCE, "beta", "127.0.0.1", 25521)));
-        m.put("auth.bin", bytes(b -> Frames.writeAuth(b, PROOF)));
+        m.put("hello.bin", bytes(b -> Frames.writeHello(b, Protocol.VERSION, Protocol.AUTH_HMAC, CLIENT_UID, CLIENT_NONCE, "alpha", "127.0.0.1", 25520,
+            "beta", "127.0.0.1", 25521, CLIENT_KEY)));
+        m.put("hello-reply.bin", bytes(b -> Frames.writeHelloReply(b, Protocol.VERSION, Protocol.AUTH_HMAC, SERVER_UID, SERVER_NONCE, "beta", "127.0.0.1", 25521,
+            SERVER_KEY, unsigned -> SIGNATURE)));
+        m.put("auth.bin", bytes(b -> Frames.writeAuth(b, PROOF, SIGNATURE)));
         m.put("auth-reply.bin", bytes(b -> Frames.writeAuthReply(b, 1, SERVER_PROOF)));
         m.put("advertise-path.bin", bytes(b -> advertise(b, 1, Protocol.KIND_ACTOR_PATH, "troupe://beta@127.0.0.1:25521/user/echo")));
         m.put("advertise-manifest.bin", bytes(b -> advertise(b, 2, Protocol.KIND_MANIFEST, "com.example.Greeting")));

@@ -25,8 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
  * Both handshake handlers on an {@link EmbeddedChannel}, against a real {@link TransportCore}:
- * the exchange of protocol v2 byte for byte (the connecting side proves first, over the whole
- * transcript), the hand-over to the steady-state handler, and each refusal, which writes nothing
+ * the exchange of protocol v4 byte for byte (the connecting side proves first, over the whole
+ * transcript; both sides sign it with their incarnation keys), the hand-over to the steady-state
+ * handler (which reads nothing until the claim is proven), and each refusal, which writes nothing
  * the peer could use and is counted under its reason. Every test ends with
  * {@code assertFalse(channel.finish())}: nothing left behind, nothing leaked.
  */
@@ -35,6 +36,8 @@ class HandshakeHandlersTest {
 
     private static final byte[] SECRET = RemoteTestKit.SECRET.getBytes(StandardCharsets.UTF_8);
     private static final Hmac HMAC = new Hmac(SECRET);
+    /** The incarnation key of the peer these tests play. */
+    private static final IncarnationKey PEER_KEY = IncarnationKey.generate();
     private static ActorSystem system;
     private static TransportCore core;
     private static int deadPort;
@@ -65,7 +68,13 @@ class HandshakeHandlersTest {
     /** @return a HELLO frame (length prefix included) from a node alpha@127.0.0.1:port */
     private static byte[] hello(int version, long uid, String fromSystem, String fromHost, int fromPort, String toSystem) {
         return RawPeer.frame(b -> Frames.writeHello(b, version, Protocol.AUTH_HMAC, uid, GoldenFrames.CLIENT_NONCE,
-            fromSystem, fromHost, fromPort, toSystem));
+            fromSystem, fromHost, fromPort, toSystem, "127.0.0.1", core.addresses.port(), PEER_KEY.publicKey()));
+    }
+
+    private static byte[] auth(byte[] hello, byte[] replyFrame) {
+        final byte[] proof = HMAC.clientProof(withoutLength(hello), withoutLength(replyFrame));
+        return RawPeer.frame(b -> Frames.writeAuth(b, proof, PEER_KEY.sign(Protocol.CLIENT_KEY_LABEL, withoutLength(hello),
+            withoutLength(replyFrame))));
     }
 
     private static byte[] withoutLength(byte[] frame) {
@@ -98,8 +107,12 @@ class HandshakeHandlersTest {
         assertThat(reply.port()).isEqualTo(core.addresses.port());
         assertThat((Object) ch.readOutbound()).as("the accepting side proves nothing before AUTH").isNull();
 
+        assertThat(IncarnationKey.verify(reply.key(), reply.signature(), Protocol.SERVER_KEY_LABEL, withoutLength(hello),
+            Arrays.copyOfRange(replyFrame, 4, replyFrame.length - IncarnationKey.SIGNATURE_LENGTH)))
+            .as("HELLO_REPLY is signed by the node's incarnation key over the HELLO and itself").isTrue();
+
         final byte[] proof = HMAC.clientProof(withoutLength(hello), withoutLength(replyFrame));
-        ch.writeInbound(Unpooled.wrappedBuffer(RawPeer.frame(b -> Frames.writeAuth(b, proof))));
+        ch.writeInbound(Unpooled.wrappedBuffer(auth(hello, replyFrame)));
         final byte[] authReplyFrame = bytes(ch.readOutbound());
         assertThat(authReplyFrame[4]).isEqualTo(Protocol.AUTH_REPLY);
         final Frames.AuthReply authReply = Frames.parseAuthReply(Unpooled.wrappedBuffer(authReplyFrame, 5, authReplyFrame.length - 5));
@@ -107,12 +120,35 @@ class HandshakeHandlersTest {
         assertThat(authReply.proof()).isEqualTo(HMAC.serverProof(withoutLength(hello), withoutLength(replyFrame), proof, 1));
 
         assertThat(ch.pipeline().get(InboundHandshake.class)).as("the handshake handler removed itself").isNull();
-        assertThat(ch.pipeline().get(InboundConnection.class)).as("the steady-state handler took its place").isNotNull();
-        // frames now go to the steady-state handler: a heartbeat is answered
+        final InboundConnection next = ch.pipeline().get(InboundConnection.class);
+        assertThat(next).as("the steady-state handler took its place").isNotNull();
+        // this node never dialled alpha: the claim waits for that, and nothing it sends is read meanwhile
+        assertThat(next.isWaiting()).isTrue();
         ch.writeInbound(Unpooled.wrappedBuffer(GoldenFrames.all().get("heartbeat.bin")));
+        assertThat((Object) ch.readOutbound()).as("a frame from a claim not proven yet is not read").isNull();
+        // the dial-back's verdict (here given by hand): what waited is read, a heartbeat answered
+        next.prove();
+        ch.runPendingTasks();
         final byte[] hbReply = bytes(ch.readOutbound());
         assertThat(hbReply).isEqualTo(GoldenFrames.all().get("heartbeat-reply.bin"));
         ch.close();
+        assertFalse(ch.finish());
+    }
+
+    @Test
+    void anAuthSignedWithAnotherKeyThanTheHelloNamedIsRefused() {
+        final long before = rejected(FrameRejection.AUTH_FAILED);
+        final EmbeddedChannel ch = inbound();
+        final byte[] hello = hello(Protocol.VERSION, 0x0B0C, "alpha", "127.0.0.1", deadPort, "beta");
+        ch.writeInbound(Unpooled.wrappedBuffer(RawPeer.frame(Frames::writeMagic), hello));
+        final byte[] replyFrame = bytes(ch.readOutbound());
+        final byte[] proof = HMAC.clientProof(withoutLength(hello), withoutLength(replyFrame));
+        // the right secret, but a member that named another incarnation's key cannot sign for it
+        final byte[] forged = IncarnationKey.generate().sign(Protocol.CLIENT_KEY_LABEL, withoutLength(hello), withoutLength(replyFrame));
+        ch.writeInbound(Unpooled.wrappedBuffer(RawPeer.frame(b -> Frames.writeAuth(b, proof, forged))));
+        assertThat((Object) ch.readOutbound()).as("no AUTH_REPLY").isNull();
+        assertThat(ch.isOpen()).isFalse();
+        assertThat(rejected(FrameRejection.AUTH_FAILED)).isEqualTo(before + 1);
         assertFalse(ch.finish());
     }
 
@@ -125,8 +161,7 @@ class HandshakeHandlersTest {
         final byte[] replyFrame = bytes(ch.readOutbound());
         // a proof for a transcript in which the client claimed another port: the claim is covered
         final byte[] otherHello = hello(Protocol.VERSION, 0x0B0B, "alpha", "127.0.0.1", deadPort + 1, "beta");
-        final byte[] proof = HMAC.clientProof(withoutLength(otherHello), withoutLength(replyFrame));
-        ch.writeInbound(Unpooled.wrappedBuffer(RawPeer.frame(b -> Frames.writeAuth(b, proof))));
+        ch.writeInbound(Unpooled.wrappedBuffer(auth(otherHello, replyFrame)));
         assertThat((Object) ch.readOutbound()).isNull();
         assertThat(ch.isOpen()).isFalse();
         assertThat(rejected(FrameRejection.AUTH_FAILED)).isEqualTo(before + 1);
@@ -193,14 +228,20 @@ class HandshakeHandlersTest {
     private static Outbound outbound(String system) {
         final Association a = core.associations.get(ActorPath.root(system, "127.0.0.1", deadPort), true);
         final FrameDecoder decoder = new FrameDecoder(core.settings.maxFrameSize(), false);
-        final EmbeddedChannel ch = new EmbeddedChannel(decoder, new OutboundHandshake(core, a, decoder));
+        final EmbeddedChannel ch = new EmbeddedChannel(decoder, new OutboundHandshake(core, a, decoder, false));
         final byte[] written = bytes(ch.readOutbound());
         assertThat(Arrays.copyOf(written, 4)).isEqualTo(RawPeer.frame(Frames::writeMagic));
         return new Outbound(ch, Arrays.copyOfRange(written, 4, written.length));
     }
 
-    private static byte[] helloReply(long uid, String system) {
-        return RawPeer.frame(b -> Frames.writeHelloReply(b, Protocol.VERSION, Protocol.AUTH_HMAC, uid, GoldenFrames.SERVER_NONCE, system, "127.0.0.1", deadPort));
+    private static byte[] helloReply(byte[] hello, long uid, String system) {
+        return helloReply(hello, uid, system, PEER_KEY);
+    }
+
+    /** @param signer the key that signs (another than the one named: a forged reply) */
+    private static byte[] helloReply(byte[] hello, long uid, String system, IncarnationKey signer) {
+        return RawPeer.frame(b -> Frames.writeHelloReply(b, Protocol.VERSION, Protocol.AUTH_HMAC, uid, GoldenFrames.SERVER_NONCE,
+            system, "127.0.0.1", deadPort, PEER_KEY.publicKey(), unsigned -> signer.sign(Protocol.SERVER_KEY_LABEL, withoutLength(hello), unsigned)));
     }
 
     @Test
@@ -211,11 +252,18 @@ class HandshakeHandlersTest {
         assertThat(hello.toSystem()).isEqualTo("gamma");
         assertThat(hello.fromSystem()).isEqualTo("beta");
 
-        final byte[] reply = helloReply(0x2222, "gamma");
+        assertThat(hello.toHost()).isEqualTo("127.0.0.1");
+        assertThat(hello.toPort()).isEqualTo(deadPort);
+        assertThat(hello.key()).isEqualTo(core.key.publicKey());
+
+        final byte[] reply = helloReply(o.hello(), 0x2222, "gamma");
         o.ch().writeInbound(Unpooled.wrappedBuffer(reply));
         final byte[] auth = bytes(o.ch().readOutbound());
         final byte[] clientProof = HMAC.clientProof(withoutLength(o.hello()), withoutLength(reply));
-        assertThat(Arrays.copyOfRange(auth, 5, auth.length)).isEqualTo(clientProof);
+        final Frames.Auth parsed = Frames.parseAuth(Unpooled.wrappedBuffer(auth, 5, auth.length - 5));
+        assertThat(parsed.proof()).isEqualTo(clientProof);
+        assertThat(IncarnationKey.verify(core.key.publicKey(), parsed.signature(), Protocol.CLIENT_KEY_LABEL, withoutLength(o.hello()),
+            withoutLength(reply))).as("AUTH is signed by this node's incarnation key").isTrue();
         assertThat((Object) o.ch().readOutbound()).as("nothing else before the server proved the secret").isNull();
 
         final byte[] serverProof = HMAC.serverProof(withoutLength(o.hello()), withoutLength(reply), clientProof, 1);
@@ -232,7 +280,7 @@ class HandshakeHandlersTest {
     void aWrongServerProofIsRefusedAndNothingFollowsAuth() {
         final long before = rejected(FrameRejection.AUTH_FAILED);
         final Outbound o = outbound("delta");
-        final byte[] reply = helloReply(0x3333, "delta");
+        final byte[] reply = helloReply(o.hello(), 0x3333, "delta");
         o.ch().writeInbound(Unpooled.wrappedBuffer(reply));
         bytes(o.ch().readOutbound()); // AUTH
         o.ch().writeInbound(Unpooled.wrappedBuffer(RawPeer.frame(b -> Frames.writeAuthReply(b, 1, GoldenFrames.SERVER_PROOF))));
@@ -247,17 +295,27 @@ class HandshakeHandlersTest {
     void aReplyFromAnotherSystemOrWithUidZeroIsRefusedWithoutProving() {
         final long wrong = rejected(FrameRejection.WRONG_SYSTEM);
         final Outbound o = outbound("epsilon");
-        o.ch().writeInbound(Unpooled.wrappedBuffer(helloReply(0x4444, "zeta")));
+        o.ch().writeInbound(Unpooled.wrappedBuffer(helloReply(o.hello(), 0x4444, "zeta")));
         assertThat((Object) o.ch().readOutbound()).as("no AUTH to the wrong node").isNull();
         assertThat(rejected(FrameRejection.WRONG_SYSTEM)).isEqualTo(wrong + 1);
         assertFalse(o.ch().finish());
 
         final long invalid = rejected(FrameRejection.INVALID_IDENTITY);
         final Outbound z = outbound("eta");
-        z.ch().writeInbound(Unpooled.wrappedBuffer(helloReply(0, "eta")));
+        z.ch().writeInbound(Unpooled.wrappedBuffer(helloReply(z.hello(), 0, "eta")));
         assertThat((Object) z.ch().readOutbound()).isNull();
         assertThat(rejected(FrameRejection.INVALID_IDENTITY)).isEqualTo(invalid + 1);
         assertFalse(z.ch().finish());
+    }
+
+    @Test
+    void aReplySignedWithAnotherKeyThanItNamesIsRefusedWithoutProving() {
+        final long before = rejected(FrameRejection.AUTH_FAILED);
+        final Outbound o = outbound("theta");
+        o.ch().writeInbound(Unpooled.wrappedBuffer(helloReply(o.hello(), 0x5555, "theta", IncarnationKey.generate())));
+        assertThat((Object) o.ch().readOutbound()).as("no AUTH to a reply whose signature does not verify").isNull();
+        assertThat(rejected(FrameRejection.AUTH_FAILED)).isEqualTo(before + 1);
+        assertFalse(o.ch().finish());
     }
 
     private static void drainOutbound(EmbeddedChannel ch) {

@@ -13,16 +13,17 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
  * A hand-driven protocol peer on a plain socket, for bad-input tests. Each one claims its own
- * address ({@code raw@127.0.0.1:<n>}) and a random UID, so peers in one test are distinct nodes.
+ * address ({@code raw@127.0.0.1:<n>}), a random UID and its own incarnation key, so peers in one
+ * test are distinct nodes. By default it also listens at the address it claims and answers the
+ * node's dial-back there (a signed HELLO_REPLY with its key), as a real node would: the node reads
+ * nothing from a connection whose claim it has not confirmed by dialling. Peers that claim an
+ * address they do not own (impostors) do not listen.
  */
 final class RawPeer implements AutoCloseable {
-
-    private static final AtomicInteger PORTS = new AtomicInteger(40_000);
 
     final Socket socket;
     final DataInputStream in;
@@ -32,15 +33,33 @@ final class RawPeer implements AutoCloseable {
     final String system;
     final String host;
     final int port;
+    final int serverPort;
+    final IncarnationKey key;
+    /** Answers the node's dial-backs at {@link #port}, or null for a peer that claims someone else's address. */
+    final RawServer listener;
     /** The AUTH_REPLY of the last handshake, null if the server refused AUTH. */
     Frames.AuthReply authReply;
 
+    /** A peer that listens at the address it claims ({@code raw@127.0.0.1:<its listener's port>}). */
     RawPeer(int serverPort) throws IOException {
-        this(serverPort, null, "raw", "127.0.0.1", PORTS.incrementAndGet());
+        this(serverPort, null, IncarnationKey.generate(), true);
     }
 
-    /** @param source local address to connect from (127.0.0.x), or null */
+    private RawPeer(int serverPort, InetAddress source, IncarnationKey key, boolean listen) throws IOException {
+        this(serverPort, source, "raw", "127.0.0.1", 0, key, listen);
+    }
+
+    /** A peer that claims {@code system@host:port} and does not listen there (it may be someone else's). */
     RawPeer(int serverPort, InetAddress source, String system, String host, int port) throws IOException {
+        this(serverPort, source, system, host, port, IncarnationKey.generate(), false);
+    }
+
+    private RawPeer(int serverPort, InetAddress source, String system, String host, int port, IncarnationKey key, boolean listen)
+        throws IOException {
+        this.key = key;
+        this.listener = listen ? new RawServer(system, uid, dev.troupe.remote.RemoteTestKit.SECRET.getBytes(
+            java.nio.charset.StandardCharsets.UTF_8), key).draining() : null;
+        this.serverPort = serverPort;
         socket = source == null ? new Socket("127.0.0.1", serverPort) : new Socket(InetAddress.getByName("127.0.0.1"), serverPort, source, 0);
         socket.setTcpNoDelay(true);
         socket.setSoTimeout(5000);
@@ -48,7 +67,12 @@ final class RawPeer implements AutoCloseable {
         out = socket.getOutputStream();
         this.system = system;
         this.host = host;
-        this.port = port;
+        this.port = listen ? listener.port() : port;
+    }
+
+    /** A listening peer connecting from {@code source} (127.0.0.x). */
+    static RawPeer from(int serverPort, InetAddress source) throws IOException {
+        return new RawPeer(serverPort, source, IncarnationKey.generate(), true);
     }
 
     static byte[] frame(Consumer<ByteBuf> writer) {
@@ -74,7 +98,13 @@ final class RawPeer implements AutoCloseable {
 
     /** @return the HELLO frame, length prefix included, without the magic */
     byte[] helloFrame(String toSystem, int version, long claimedUid) {
-        return frame(b -> Frames.writeHello(b, version, Protocol.AUTH_HMAC, claimedUid, nonce, system, host, port, toSystem));
+        return helloFrame(toSystem, version, claimedUid, key.publicKey());
+    }
+
+    /** @return a HELLO naming {@code claimedKey} as the incarnation's key (an impostor names a key it does not hold) */
+    byte[] helloFrame(String toSystem, int version, long claimedUid, byte[] claimedKey) {
+        return frame(b -> Frames.writeHello(b, version, Protocol.AUTH_HMAC, claimedUid, nonce, system, host, port, toSystem,
+            "127.0.0.1", serverPort, claimedKey));
     }
 
     /** @return the magic and a HELLO */
@@ -102,7 +132,18 @@ final class RawPeer implements AutoCloseable {
      * @return the server's HELLO_REPLY
      */
     Frames.HelloReply handshake(String toSystem, byte[] secret, boolean oneByteWrites) throws IOException {
-        final byte[] hello = hello(toSystem, Protocol.VERSION);
+        return handshake(withMagic(helloFrame(toSystem, Protocol.VERSION, uid)), secret, oneByteWrites);
+    }
+
+    static byte[] withMagic(byte[] helloFrame) {
+        final byte[] all = new byte[4 + helloFrame.length];
+        System.arraycopy(RawPeer.frame(Frames::writeMagic), 0, all, 0, 4);
+        System.arraycopy(helloFrame, 0, all, 4, helloFrame.length);
+        return all;
+    }
+
+    /** Runs the handshake from the given magic and HELLO (a claim of the test's choosing), signing with this peer's key. */
+    Frames.HelloReply handshake(byte[] hello, byte[] secret, boolean oneByteWrites) throws IOException {
         if (oneByteWrites) {
             sendOneByteAtATime(hello);
         } else {
@@ -116,7 +157,7 @@ final class RawPeer implements AutoCloseable {
         final Frames.HelloReply reply = Frames.parseHelloReply(body);
         final byte[] helloTranscript = Arrays.copyOfRange(hello, 8, hello.length); // no magic, no length
         final byte[] proof = new Hmac(secret).clientProof(helloTranscript, f);
-        final byte[] auth = frame(b -> Frames.writeAuth(b, proof));
+        final byte[] auth = frame(b -> Frames.writeAuth(b, proof, key.sign(Protocol.CLIENT_KEY_LABEL, helloTranscript, f)));
         if (oneByteWrites) {
             sendOneByteAtATime(auth);
         } else {
@@ -161,8 +202,18 @@ final class RawPeer implements AutoCloseable {
         }
     }
 
+    /** @return AUTH for the transcript of {@code hello} (magic included) and the server's {@code reply} (type and body) */
+    byte[] auth(byte[] secret, byte[] hello, byte[] reply) {
+        final byte[] helloTranscript = Arrays.copyOfRange(hello, 8, hello.length);
+        final byte[] proof = new Hmac(secret).clientProof(helloTranscript, reply);
+        return frame(b -> Frames.writeAuth(b, proof, key.sign(Protocol.CLIENT_KEY_LABEL, helloTranscript, reply)));
+    }
+
     @Override
     public void close() throws IOException {
         socket.close();
+        if (listener != null) {
+            listener.close();
+        }
     }
 }
