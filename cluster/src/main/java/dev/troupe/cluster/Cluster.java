@@ -133,6 +133,38 @@ public final class Cluster {
     }
 
     /**
+     * Downs a member this node cannot reach (a crashed node, or one cut off): it is removed here at
+     * once, and every other member is told to remove it too; the member itself, if it is alive and
+     * hears of it, removes itself (it would be refused by every member anyway). Its shards start
+     * on the remaining members. Only an unreachable member may be downed: a reachable one can be
+     * asked to {@link #leave(Address) leave}. Naming this node downs it (it stops being a member
+     * without a hand-off).
+     *
+     * <p>Downing a member that is alive on the other side of a partition is the operator's
+     * decision that it is not: do it only once that side is stopped, or let a downing strategy
+     * decide ({@link ClusterSettings.Builder#downing}).
+     *
+     * @param address the member's address
+     * @return completes once downed here, or exceptionally ({@link IllegalArgumentException}) with
+     *         the reason it was refused (no such member, reachable, this node no longer a member)
+     */
+    public CompletionStage<Void> down(Address address) {
+        return runtime.down(Objects.requireNonNull(address, "address"));
+    }
+
+    /**
+     * Asks another member to leave gracefully (its hand-off runs as for its own {@link #leave()}).
+     * Naming this node is {@link #leave()}.
+     *
+     * @param address the member's address
+     * @return completes once the request went out, or exceptionally ({@link IllegalArgumentException})
+     *         if there is no such member
+     */
+    public CompletionStage<Void> leave(Address address) {
+        return runtime.leave(Objects.requireNonNull(address, "address"));
+    }
+
+    /**
      * @param hook work to run while leaving, before exiting (sharding's hand-off)
      */
     public void registerLeaveHook(LeaveHook hook) {

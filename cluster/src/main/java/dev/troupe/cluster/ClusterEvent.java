@@ -101,6 +101,11 @@ public interface ClusterEvent {
         /** A new incarnation (new uid) appeared at its address, so this one is dead. */
         RESTARTED,
         /** This node itself left or shut down. */
-        SELF_REMOVED
+        SELF_REMOVED,
+        /**
+         * It was downed: by {@link Cluster#down} on some member, or by a downing strategy
+         * ({@link ClusterSettings.Builder#downing}); for this node's own removal, this node was.
+         */
+        DOWNED
     }
 }

@@ -23,10 +23,14 @@ import java.util.TreeSet;
  * @param tickInterval how often the join timeout and {@code downAfter} are checked
  * @param maxMembers most peers this node holds in its view; more are refused and counted
  * @param maxReceptionistEntriesPerMember most registrations one peer can make this node hold
+ * @param downing what this node does about members it cannot reach ({@link DowningStrategy}); {@code NONE}: the discovery-driven rule
+ * @param stableAfter how long the view must not change before the downing strategy acts
+ * @param quorumSize the quorum of {@link DowningStrategy#STATIC_QUORUM}; 0 for the other strategies
  */
 public record ClusterSettings(MemberDiscovery discovery, Duration discoveryInterval, Set<String> roles, String appVersion,
                               Duration downAfter, Duration joinTimeout, Duration leaveTimeout, Duration tickInterval,
-                              int maxMembers, int maxReceptionistEntriesPerMember) {
+                              int maxMembers, int maxReceptionistEntriesPerMember, DowningStrategy downing, Duration stableAfter,
+                              int quorumSize) {
 
     /** Longest role name and application version. */
     public static final int MAX_STRING_LENGTH = 64;
@@ -42,6 +46,13 @@ public record ClusterSettings(MemberDiscovery discovery, Duration discoveryInter
         positive("ClusterSettings.Builder.joinTimeout", joinTimeout);
         positive("ClusterSettings.Builder.leaveTimeout", leaveTimeout);
         positive("ClusterSettings.Builder.tickInterval", tickInterval);
+        Objects.requireNonNull(downing, "downing");
+        positive("ClusterSettings.Builder.stableAfter", stableAfter);
+        if (downing == DowningStrategy.STATIC_QUORUM ? quorumSize < 1 : quorumSize != 0) {
+            throw new InvalidSettingException("ClusterSettings.Builder.quorumSize", downing == DowningStrategy.STATIC_QUORUM
+                ? "static-quorum needs a quorum size of at least 1 (more than half the cluster's size): " + quorumSize
+                : "a quorum size is for the static-quorum strategy only, not " + downing + ": " + quorumSize);
+        }
         if (downAfter != null && (downAfter.isNegative() || downAfter.isZero())) {
             throw new InvalidSettingException("ClusterSettings.Builder.downAfter", "must be positive, or unset to never remove a member only for being unreachable: " + downAfter);
         }
@@ -90,6 +101,9 @@ public record ClusterSettings(MemberDiscovery discovery, Duration discoveryInter
         private Duration tickInterval = Duration.ofSeconds(1);
         private int maxMembers = 1000;
         private int maxReceptionistEntriesPerMember = 10_000;
+        private DowningStrategy downing = DowningStrategy.NONE;
+        private Duration stableAfter = Duration.ofSeconds(20);
+        private int quorumSize;
 
         private Builder() {
         }
@@ -154,10 +168,33 @@ public record ClusterSettings(MemberDiscovery discovery, Duration discoveryInter
             return this;
         }
 
+        /**
+         * @param s what this node does about members it cannot reach, once its view has been
+         *          stable for {@link #stableAfter}; {@code NONE} (the default): an unreachable member
+         *          goes when discovery stops listing it, after {@link #downAfter}, or by {@link Cluster#down}
+         * @return this
+         */
+        public Builder downing(DowningStrategy s) {
+            this.downing = s;
+            return this;
+        }
+
+        /** @param d how long the view must not change before the downing strategy acts (default 20 s) @return this */
+        public Builder stableAfter(Duration d) {
+            this.stableAfter = d;
+            return this;
+        }
+
+        /** @param n the quorum of {@link DowningStrategy#STATIC_QUORUM}: more than half the cluster's size @return this */
+        public Builder quorumSize(int n) {
+            this.quorumSize = n;
+            return this;
+        }
+
         /** @return the validated settings */
         public ClusterSettings build() {
             return new ClusterSettings(discovery, discoveryInterval, roles, appVersion, downAfter, joinTimeout, leaveTimeout,
-                tickInterval, maxMembers, maxReceptionistEntriesPerMember);
+                tickInterval, maxMembers, maxReceptionistEntriesPerMember, downing, stableAfter, quorumSize);
         }
     }
 }

@@ -68,15 +68,25 @@ public final class RemoteClusterTransport implements ClusterTransport {
     /** Told by {@link #close} to the endpoint: only this instance stops it (a peer's message is always a new one). */
     private static final PeerMessage STOP = new PeerMessage(null, new ClusterMessage.ReceptionistResync());
 
+    /**
+     * An association event on its way to the listener through the endpoint, behind the messages
+     * that arrived before it: a peer's last member info (LEAVING, REMOVED) is not overtaken by its
+     * close or by the refused connection after it.
+     */
+    private record Event(AssociationEvent event) {
+    }
+
     private final RemoteTransport remote;
     private final UniqueAddress self;
     private final int snapshotChunk;
     private final ConcurrentHashMap<Address, ActorRef<PeerMessage>> endpoints = new ConcurrentHashMap<>();
     /** The incarnation last connected at each canonical address (bounded like the transport's associations). */
     private final ConcurrentHashMap<Address, Long> connected = new ConcurrentHashMap<>();
-    private final AssociationListener associationListener = this::onEvent;
+    private final AssociationListener associationListener = this::enqueue;
     private volatile Listener listener;
     private volatile ActorRef<PeerMessage> endpoint;
+    /** The endpoint as the events' queue: it takes {@link PeerMessage}s from peers and {@link Event}s from here. */
+    private volatile ActorRef<Object> endpointAny;
     private volatile boolean closed;
 
     private RemoteClusterTransport(RemoteTransport remote) {
@@ -129,10 +139,15 @@ public final class RemoteClusterTransport implements ClusterTransport {
         }
         listener = Objects.requireNonNull(l, "listener");
         final String system = self.address().system();
-        final ActorRef<PeerMessage> ep = remote.system().systemActorOf(Behaviors.<PeerMessage>receiveMessage(m -> {
-            if (m == STOP) {
+        final ActorRef<Object> any = remote.system().systemActorOf(Behaviors.receiveMessage(o -> {
+            if (o == STOP) {
                 return Behaviors.stopped();
             }
+            if (o instanceof Event e) {
+                onEvent(e.event());
+                return Behaviors.same();
+            }
+            final PeerMessage m = (PeerMessage) o;
             final Listener target = listener;
             // a node of another system could connect with its own name; it is not a member
             if (!closed && target != null && m.from() != null && m.from().address().system().equals(system)) {
@@ -140,6 +155,8 @@ public final class RemoteClusterTransport implements ClusterTransport {
             }
             return Behaviors.same();
         }), ENDPOINT_NAME, Props.empty());
+        endpointAny = any;
+        @SuppressWarnings("unchecked") final ActorRef<PeerMessage> ep = (ActorRef<PeerMessage>) (ActorRef<?>) any;
         remote.publish(ep, PeerMessage.class);
         endpoint = ep;
         remote.addAssociationListener(associationListener);
@@ -204,7 +221,15 @@ public final class RemoteClusterTransport implements ClusterTransport {
         }
     }
 
-    /** On the association's I/O thread; the listener only tells the cluster's actor. */
+    /** On the association's I/O thread: the event joins the endpoint's queue, behind what the peer sent before it. */
+    private void enqueue(AssociationEvent event) {
+        final ActorRef<Object> ep = endpointAny;
+        if (ep != null && !closed) {
+            ep.tell(new Event(event));
+        }
+    }
+
+    /** In the endpoint's turn; the listener only tells the cluster's actor. */
     private void onEvent(AssociationEvent event) {
         final Listener l = listener;
         if (l == null || closed) {

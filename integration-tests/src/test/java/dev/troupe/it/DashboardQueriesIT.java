@@ -43,7 +43,8 @@ import tools.jackson.databind.JsonNode;
  * any application with the starter exports, plus the one switch the dashboard documents for its
  * percentile panel (Troupe's timers publish no histogram buckets unless asked, as Micrometer's do;
  * the sample app sets the same property); the remote panels get real associations, heartbeats and
- * messages from this test's node. Both nodes and Prometheus share the host's loopback (see
+ * messages from this test's node, and the persistence panels the node's durable entities (each echo
+ * an event). Both nodes and Prometheus share the host's loopback (see
  * {@link TroupeNodeContainer}), Prometheus listening on a free loopback port.
  */
 class DashboardQueriesIT {
@@ -70,6 +71,9 @@ class DashboardQueriesIT {
                 // A cluster of one (static discovery of itself): the membership panels read its view, and
                 // the receptionist panel its echo actor, registered under the service key "echo".
                 .withEnv("TROUPE_CLUSTER_ENABLED", "true")
+                // Durable entities (the peer's Tally, an event per echo, on the embedded H2 default): the
+                // persistence panels read their events, batches, writes and recoveries.
+                .withEnv("TROUPE_PERSISTENCE_ENABLED", "true")
                 .withLogConsumer(new Slf4jLogConsumer(LoggerFactory.getLogger("node.dashboard")).withSeparateOutputStreams());
         node.start();
 

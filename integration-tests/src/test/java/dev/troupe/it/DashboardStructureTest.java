@@ -114,7 +114,12 @@ class DashboardStructureTest {
                 "troupe_cluster_sharding_handoffs_seconds", "troupe_cluster_sharding_forwarded",
                 "troupe_cluster_sharding_buffered", "troupe_cluster_sharding_buffered_messages",
                 "troupe_cluster_sharding_entities_started", "troupe_cluster_sharding_passivations",
-                "troupe_cluster_sharding_rejected", "shard-unavailable")) {
+                "troupe_cluster_sharding_rejected", "shard-unavailable",
+                "troupe_persistence_events_persisted", "troupe_persistence_batches_total", "troupe_persistence_write_sampled_seconds",
+                "troupe_persistence_write_max_seconds", "troupe_persistence_batches_in_flight", "troupe_persistence_writes_queued",
+                "troupe_persistence_stashed", "troupe_persistence_recoveries_seconds", "troupe_persistence_recovery_max_seconds",
+                "troupe_persistence_events_recovered", "troupe_persistence_conflicts", "troupe_persistence_failures",
+                "troupe_persistence_store_failures")) {
             assertThat(exprs).as("the dashboard queries %s", meter).contains(meter);
         }
     }

@@ -1,5 +1,6 @@
 package dev.troupe.spring.autoconfigure;
 
+import dev.troupe.cluster.DowningStrategy;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -61,6 +62,26 @@ public class TroupeClusterProperties {
      * with it set, both sides of a network partition remove each other (split brain).
      */
     private Duration downAfter;
+
+    /**
+     * What a node does about members it cannot reach, once its view has been stable for
+     * stable-after: none (the default: an unreachable member goes when discovery stops listing it,
+     * after down-after, or when an operator downs it), keep-majority, static-quorum (with
+     * quorum-size), keep-oldest or down-all. See docs/cluster.md, "Downing".
+     */
+    private DowningStrategy downing = DowningStrategy.NONE;
+
+    /**
+     * How long the view must not change (no member unreachable, reachable again, joining or
+     * going) before the downing strategy acts.
+     */
+    private Duration stableAfter = Duration.ofSeconds(20);
+
+    /**
+     * The quorum of the static-quorum downing strategy: more than half the cluster's intended
+     * size. Only for static-quorum.
+     */
+    private int quorumSize;
 
     /**
      * How long this node waits for the first discovery round's candidates before announcing
@@ -153,6 +174,30 @@ public class TroupeClusterProperties {
 
     public void setDownAfter(Duration downAfter) {
         this.downAfter = downAfter;
+    }
+
+    public DowningStrategy getDowning() {
+        return downing;
+    }
+
+    public void setDowning(DowningStrategy downing) {
+        this.downing = downing;
+    }
+
+    public Duration getStableAfter() {
+        return stableAfter;
+    }
+
+    public void setStableAfter(Duration stableAfter) {
+        this.stableAfter = stableAfter;
+    }
+
+    public int getQuorumSize() {
+        return quorumSize;
+    }
+
+    public void setQuorumSize(int quorumSize) {
+        this.quorumSize = quorumSize;
     }
 
     public Duration getJoinTimeout() {

@@ -9,9 +9,11 @@ import dev.troupe.actor.metrics.AllocationMetrics;
 import dev.troupe.actor.metrics.DispatcherMetrics;
 import dev.troupe.actor.metrics.SystemMetrics;
 import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -35,12 +37,16 @@ import java.util.PriorityQueue;
  *       type, from sampled turns, largest first.</li>
  *   <li>{@code GET /actuator/troupe/<name>}: a section added by a {@link TroupeEndpointContributor},
  *       such as {@code remote} (the transport's peers).</li>
+ *   <li>{@code POST /actuator/troupe/<name>/<operation>} with {@code {"address": "..."}}: a
+ *       section's write operation, such as {@code cluster/down} and {@code cluster/leave}. The
+ *       endpoint's default access is read-only: write operations answer only once the
+ *       application grants it ({@code management.endpoint.troupe.access=unrestricted}).</li>
  * </ul>
  *
  * <p>Every answer is bounded in size whatever the number of actors; building one walks the
  * actors once.
  */
-@Endpoint(id = "troupe")
+@Endpoint(id = "troupe", defaultAccess = Access.READ_ONLY)
 public class TroupeEndpoint {
 
     private static final Comparator<MailboxEntry> BY_SIZE = Comparator.comparingInt(MailboxEntry::size);
@@ -111,6 +117,22 @@ public class TroupeEndpoint {
                 }
                 return null;
         }
+    }
+
+    /**
+     * @param section a contributed section, such as {@code cluster}
+     * @param operation its operation, such as {@code down}
+     * @param address the operation's argument
+     * @return the outcome, or null (404) for an unknown section or operation
+     */
+    @WriteOperation
+    public @Nullable Object operate(@Selector String section, @Selector String operation, String address) {
+        for (TroupeEndpointContributor c : contributors) {
+            if (c.name().equals(section)) {
+                return c.operate(operation, address);
+            }
+        }
+        return null;
     }
 
     private int clampLimit(@Nullable Integer limit, int otherwise) {

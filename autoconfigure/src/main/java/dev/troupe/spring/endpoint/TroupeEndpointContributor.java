@@ -1,5 +1,7 @@
 package dev.troupe.spring.endpoint;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Adds a section to the {@code troupe} endpoint: its value appears in the summary under
  * {@link #name()} and alone at {@code /actuator/troupe/<name>}. The remote transport adds
@@ -12,4 +14,17 @@ public interface TroupeEndpointContributor {
 
     /** @return the section, built now */
     Object contribute();
+
+    /**
+     * A write operation on the section ({@code POST /actuator/troupe/<name>/<operation>}), off
+     * unless the application grants the endpoint write access
+     * ({@code management.endpoint.troupe.access=unrestricted}).
+     *
+     * @param operation the operation's name, such as {@code down}
+     * @param address its argument, such as a member's address
+     * @return the outcome, or null (404) if the section has no such operation
+     */
+    default @Nullable Object operate(String operation, String address) {
+        return null;
+    }
 }

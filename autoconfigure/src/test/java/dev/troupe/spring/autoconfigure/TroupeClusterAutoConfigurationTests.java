@@ -279,6 +279,42 @@ class TroupeClusterAutoConfigurationTests {
     }
 
     @Test
+    void runWhenADowningStrategyIsSetShouldPassItToTheClusterAndTheEndpointShouldDownAndAskToLeave() {
+        runner.withPropertyValues(node(0, "troupe.cluster.downing=keep-majority", "troupe.cluster.stable-after=3s")).run(context -> {
+            assertThat(context).hasNotFailed();
+            final ClusterSettings settings = context.getBean(ClusterSettings.class);
+            assertThat(settings.downing()).isEqualTo(dev.troupe.cluster.DowningStrategy.KEEP_MAJORITY);
+            assertThat(settings.stableAfter()).isEqualTo(Duration.ofSeconds(3));
+            final Cluster cluster = context.getBean(Cluster.class);
+            cluster.whenUp().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            final TroupeEndpoint endpoint = context.getBean(TroupeEndpoint.class);
+            // no such member, a malformed address, an unknown operation: said, nothing done
+            assertThat(endpoint.operate("cluster", "down", "troupe://shop@127.0.0.9:1"))
+                .isEqualTo(new TroupeClusterMembers.Outcome("down", "troupe://shop@127.0.0.9:1", false, "no member at troupe://shop@127.0.0.9:1"));
+            assertThat(((TroupeClusterMembers.Outcome) endpoint.operate("cluster", "leave", "nowhere")).done()).isFalse();
+            assertThat(endpoint.operate("cluster", "reboot", "troupe://shop@127.0.0.9:1")).isNull();
+            assertThat(endpoint.operate("dispatchers", "down", "troupe://shop@127.0.0.9:1")).isNull();
+            // this node itself: down is allowed (it stops being a member)
+            final String self = cluster.selfMember().address().toString();
+            assertThat(endpoint.operate("cluster", "down", self)).isEqualTo(new TroupeClusterMembers.Outcome("down", self, true, "downed"));
+            cluster.whenRemoved().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        });
+        // write operations answer only where the application grants write access
+        assertThat(TroupeEndpoint.class.getAnnotation(org.springframework.boot.actuate.endpoint.annotation.Endpoint.class).defaultAccess())
+            .isEqualTo(org.springframework.boot.actuate.endpoint.Access.READ_ONLY);
+    }
+
+    @Test
+    void runWhenStaticQuorumHasNoQuorumSizeShouldFailNamingTheProperty() {
+        runner.withPropertyValues(node(0, "troupe.cluster.downing=static-quorum")).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure())).contains("ClusterSettings.Builder.quorumSize");
+        });
+        assertThat(dev.troupe.spring.diagnostics.TroupeSettingNames.property("ClusterSettings.Builder.quorumSize", null))
+            .isEqualTo("troupe.cluster.quorum-size");
+    }
+
+    @Test
     void aRouterWithoutAMessageTypeShouldFailNamingTheProperty() {
         runner.withPropertyValues("troupe.cluster.routers.workers.service-key=work").run(context -> {
             assertThat(context).hasFailed();

@@ -62,7 +62,7 @@ class TroupeRemoteAutoConfigurationTests {
                 assertThat(context).hasFailed();
                 assertThat(TroupeAutoConfigurationTests.messages(context.getStartupFailure()))
                     .contains("troupe.remote.enabled")
-                    .contains("the remote transport (troupe-remote) is not on the class path")
+                    .contains("the remote transport (troupe-remote with Netty) is not on the class path")
                     .contains("dev.troupe:troupe-spring-boot-starter-remote");
             });
     }

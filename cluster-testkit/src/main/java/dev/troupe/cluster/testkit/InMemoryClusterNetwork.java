@@ -107,7 +107,10 @@ public final class InMemoryClusterNetwork {
         }
     }
 
-    /** Restores every link: associated pairs that were cut become reachable again. */
+    /**
+     * Restores every link: associated pairs that were cut become reachable again, and a node that
+     * closed an association while the link was cut (it removed the other) is now seen doing so.
+     */
     public synchronized void heal() {
         final List<Set<Address>> cut = new ArrayList<>(blocked);
         blocked.clear();
@@ -115,9 +118,20 @@ public final class InMemoryClusterNetwork {
             final Address[] ab = pair.toArray(new Address[0]);
             final Node na = nodes.get(ab[0]);
             final Node nb = nodes.get(ab[1]);
-            if (na != null && nb != null && na.associated(nb.self) && !na.crashed && !nb.crashed) {
+            if (na == null || nb == null || na.crashed || nb.crashed) {
+                continue;
+            }
+            final boolean ab1 = na.associated(nb.self);
+            final boolean ba = nb.associated(na.self);
+            if (ab1 && ba) {
                 na.listener.reachable(nb.self);
                 nb.listener.reachable(na.self);
+            } else if (ab1) {
+                na.associations.remove(nb.self);
+                na.listener.lost(nb.self);
+            } else if (ba) {
+                nb.associations.remove(na.self);
+                nb.listener.lost(na.self);
             }
         }
     }
@@ -263,8 +277,9 @@ public final class InMemoryClusterNetwork {
                 if (!associations.remove(peer)) {
                     return;
                 }
+                // a close does not cross a cut link: the peer sees it once the link heals
                 final Node p = live(peer);
-                if (p != null && p.associations.remove(self)) {
+                if (p != null && !isBlocked(self.address(), peer.address()) && p.associations.remove(self)) {
                     p.listener.lost(self);
                 }
             }
@@ -316,7 +331,7 @@ public final class InMemoryClusterNetwork {
                 closed = true;
                 for (UniqueAddress peer : new ArrayList<>(associations)) {
                     final Node p = live(peer);
-                    if (p != null && p.associations.remove(self)) {
+                    if (p != null && !isBlocked(self.address(), peer.address()) && p.associations.remove(self)) {
                         p.listener.lost(self);
                     }
                 }

@@ -10,6 +10,7 @@ import dev.troupe.cluster.Cluster;
 import dev.troupe.cluster.ClusterEvent;
 import dev.troupe.cluster.ClusterSettings;
 import dev.troupe.cluster.ClusterState;
+import dev.troupe.cluster.DowningStrategy;
 import dev.troupe.cluster.LeaveHook;
 import dev.troupe.cluster.Member;
 import dev.troupe.cluster.MemberStatus;
@@ -36,6 +37,14 @@ import java.util.function.BiConsumer;
 final class ClusterDaemon {
 
     private static final System.Logger LOG = System.getLogger(Cluster.class.getName());
+
+    /**
+     * How much longer the side of a partition that keeps running waits than the side that downs
+     * itself, beyond two ticks (the strategy acts on a tick): more than the spread of the two
+     * sides' failure detection, so the losing side has removed itself and stopped its entities
+     * before their shards start on the winning side.
+     */
+    static final long DOWNING_MARGIN_NANOS = 1_000_000_000L;
 
     interface Command {
     }
@@ -70,6 +79,12 @@ final class ClusterDaemon {
     }
 
     record Leave() implements Command {
+    }
+
+    record DownMember(Address target, CompletableFuture<Void> done) implements Command {
+    }
+
+    record LeaveMember(Address target, CompletableFuture<Void> done) implements Command {
     }
 
     record LeaveHooksDone() implements Command {
@@ -163,8 +178,13 @@ final class ClusterDaemon {
         this.pauseHoldNanos = settings.discoveryInterval().toNanos() + settings.tickInterval().toNanos();
         this.membership = new Membership(transport.selfAddress(), settings.roles(), settings.appVersion(),
             settings.joinTimeout().toNanos(), settings.downAfter() == null ? 0 : settings.downAfter().toNanos(),
+            settings.leaveTimeout().toNanos(),
             new Membership.Limits(settings.maxMembers(), ClusterSettings.MAX_ROLES, ClusterSettings.MAX_STRING_LENGTH, 10_000),
             new Effects());
+        if (settings.downing() != DowningStrategy.NONE) {
+            membership.downing(new Membership.Downing(settings.downing(), settings.stableAfter().toNanos(),
+                settings.quorumSize(), DOWNING_MARGIN_NANOS + 2 * settings.tickInterval().toNanos()));
+        }
         transport.start(new TransportListener(ctx.self()));
         timers.startTimerWithFixedDelay(Tick.DISCOVER, Tick.DISCOVER, settings.discoveryInterval());
         timers.startTimerWithFixedDelay(Tick.TICK, Tick.TICK, settings.tickInterval());
@@ -186,6 +206,11 @@ final class ClusterDaemon {
         @Override
         public void send(UniqueAddress peer, MemberInfo info) {
             transport.send(peer, info);
+        }
+
+        @Override
+        public void send(UniqueAddress peer, ClusterMessage message) {
+            transport.send(peer, message);
         }
 
         @Override
@@ -239,6 +264,11 @@ final class ClusterDaemon {
         if (cmd instanceof Received r) {
             if (r.message() instanceof MemberInfo info) {
                 membership.onMemberInfo(r.from(), info, now);
+            } else if (r.message() instanceof ClusterMessage.Down d) {
+                LOG.log(System.Logger.Level.INFO, r.from().address() + " downed " + d.member());
+                membership.onDown(r.from(), d.member(), now);
+            } else if (r.message() instanceof ClusterMessage.LeaveRequest l) {
+                membership.onLeaveRequest(r.from(), l.member(), now);
             } else {
                 final BiConsumer<UniqueAddress, ClusterMessage> sink = cluster.receptionistSink();
                 if (sink != null && isMember(r.from())) {
@@ -289,6 +319,21 @@ final class ClusterDaemon {
             leaveHooks.add(a.hook());
         } else if (cmd instanceof Leave) {
             membership.leave(now);
+        } else if (cmd instanceof DownMember d) {
+            final String refused = membership.down(d.target(), now);
+            if (refused == null) {
+                LOG.log(System.Logger.Level.INFO, "downed " + d.target());
+                d.done().complete(null);
+            } else {
+                d.done().completeExceptionally(new IllegalArgumentException(refused));
+            }
+        } else if (cmd instanceof LeaveMember l) {
+            final String refused = membership.leave(l.target(), now);
+            if (refused == null) {
+                l.done().complete(null);
+            } else {
+                l.done().completeExceptionally(new IllegalArgumentException(refused));
+            }
         } else if (cmd instanceof LeaveHooksDone) {
             membership.leaveHooksDone(now);
         } else if (cmd instanceof Stop) {

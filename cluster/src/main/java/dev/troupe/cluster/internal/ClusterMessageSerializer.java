@@ -4,6 +4,8 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.cluster.Address;
 import dev.troupe.cluster.spi.ClusterMessage;
+import dev.troupe.cluster.spi.ClusterMessage.Down;
+import dev.troupe.cluster.spi.ClusterMessage.LeaveRequest;
 import dev.troupe.cluster.spi.ClusterMessage.MemberInfo;
 import dev.troupe.cluster.spi.ClusterMessage.ReceptionistDelta;
 import dev.troupe.cluster.spi.ClusterMessage.ReceptionistDigest;
@@ -59,6 +61,8 @@ public final class ClusterMessageSerializer implements Serializer<PeerMessage> {
     static final byte DELTA = 3;
     static final byte DIGEST = 4;
     static final byte RESYNC = 5;
+    static final byte DOWN = 6;
+    static final byte LEAVE_REQUEST = 7;
 
     /** Bytes an entry can take at most: two strings of 200 characters of up to 3 bytes, their lengths, a ref id. */
     public static final int MAX_ENTRY_BYTES = 2 * (4 + 3 * ServiceKey.MAX_ID_LENGTH) + 4;
@@ -90,6 +94,14 @@ public final class ClusterMessageSerializer implements Serializer<PeerMessage> {
                 p += putString(buffer, p, r);
             }
             p += putString(buffer, p, info.appVersion());
+            buffer.putLong(p, info.upSince(), ByteOrder.BIG_ENDIAN);
+            p += 8;
+        } else if (message instanceof Down d) {
+            buffer.putByte(p++, DOWN);
+            p += putUniqueAddress(buffer, p, d.member());
+        } else if (message instanceof LeaveRequest l) {
+            buffer.putByte(p++, LEAVE_REQUEST);
+            p += putUniqueAddress(buffer, p, l.member());
         } else if (message instanceof ReceptionistSnapshot s) {
             buffer.putByte(p++, SNAPSHOT);
             buffer.putLong(p, s.version(), ByteOrder.BIG_ENDIAN);
@@ -144,8 +156,11 @@ public final class ClusterMessageSerializer implements Serializer<PeerMessage> {
                     roles.add(r.getString(ClusterSettings.MAX_STRING_LENGTH));
                 }
                 final String version = r.getString(ClusterSettings.MAX_STRING_LENGTH);
-                message = new MemberInfo(new UniqueAddress(new Address(system, host, port), uid), STATUSES[status], roles, version);
+                final long upSince = r.getLong();
+                message = new MemberInfo(new UniqueAddress(new Address(system, host, port), uid), STATUSES[status], roles, version, upSince);
             }
+            case DOWN -> message = new Down(getUniqueAddress(r));
+            case LEAVE_REQUEST -> message = new LeaveRequest(getUniqueAddress(r));
             case SNAPSHOT -> {
                 final long version = r.getLong();
                 message = new ReceptionistSnapshot(version, r.getEntries(refs));
@@ -163,6 +178,26 @@ public final class ClusterMessageSerializer implements Serializer<PeerMessage> {
         }
         r.end();
         return new PeerMessage(from, message);
+    }
+
+    private static int putUniqueAddress(MutableDirectBuffer buffer, int offset, UniqueAddress u) {
+        int p = offset;
+        final Address a = u.address();
+        p += putString(buffer, p, a.system());
+        p += putString(buffer, p, a.host());
+        buffer.putInt(p, a.port(), ByteOrder.BIG_ENDIAN);
+        p += 4;
+        buffer.putLong(p, u.uid(), ByteOrder.BIG_ENDIAN);
+        p += 8;
+        return p - offset;
+    }
+
+    private static UniqueAddress getUniqueAddress(Reader r) {
+        final String system = r.getString(255);
+        final String host = r.getString(255);
+        final int port = r.getInt();
+        final long uid = r.getLong();
+        return new UniqueAddress(new Address(system, host, port), uid);
     }
 
     private static int putEntries(MutableDirectBuffer buffer, int offset, List<ReceptionistEntry> entries, RefWriter refs) {

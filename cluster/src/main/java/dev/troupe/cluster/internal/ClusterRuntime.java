@@ -1,5 +1,7 @@
 package dev.troupe.cluster.internal;
 
+import java.util.concurrent.CompletionStage;
+import dev.troupe.cluster.Address;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Props;
@@ -95,6 +97,26 @@ public final class ClusterRuntime {
     /** @param subscriber a subscriber; it receives nothing more */
     public void unsubscribe(ActorRef<ClusterEvent> subscriber) {
         daemon.tell(new ClusterDaemon.Unsubscribe(subscriber));
+    }
+
+    /**
+     * @param target the member to down
+     * @return completes when done here (it spreads from here), or with the reason it was refused
+     */
+    public CompletionStage<Void> down(Address target) {
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        daemon.tell(new ClusterDaemon.DownMember(target, done));
+        return done;
+    }
+
+    /**
+     * @param target the member to ask to leave
+     * @return completes when asked, or with the reason it was not
+     */
+    public CompletionStage<Void> leave(Address target) {
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        daemon.tell(new ClusterDaemon.LeaveMember(target, done));
+        return done;
     }
 
     /** Starts a graceful leave of this node (idempotent). */

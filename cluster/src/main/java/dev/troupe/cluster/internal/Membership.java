@@ -4,9 +4,11 @@ import dev.troupe.cluster.Address;
 import dev.troupe.cluster.ClusterEvent;
 import dev.troupe.cluster.ClusterEvent.RemovalReason;
 import dev.troupe.cluster.ClusterState;
+import dev.troupe.cluster.DowningStrategy;
 import dev.troupe.cluster.Member;
 import dev.troupe.cluster.MemberStatus;
 import dev.troupe.cluster.UniqueAddress;
+import dev.troupe.cluster.spi.ClusterMessage;
 import dev.troupe.cluster.spi.ClusterMessage.MemberInfo;
 
 import java.util.ArrayList;
@@ -33,13 +35,20 @@ import java.util.TreeMap;
  *       each status change, and once more in answer to a peer's first info;</li>
  *   <li>this node is {@code JOINING} until every candidate of its first discovery round has
  *       answered (member info) or failed to connect, or {@code joinTimeout} passed; then {@code UP};</li>
- *   <li>reachability is the transport's failure detector's verdict;</li>
+ *   <li>reachability is the transport's failure detector's verdict, except for a member that
+ *       announced it is leaving: from then on it is never reported unreachable (a silent leaving
+ *       member is held, and removed as having left once it was silent for {@code leaveTimeout}),
+ *       and its association closing is the leave ({@link #onLost}), in whatever order the
+ *       announcement, the close and the failure detector's verdicts arrive;</li>
  *   <li>a member is removed only when it is unreachable and discovery no longer lists it, or after
- *       it left ({@code REMOVED} announced, or the association lost while {@code LEAVING}/{@code EXITING}),
+ *       it left ({@code REMOVED} announced, or its association closed, or silent while leaving for {@code leaveTimeout}),
  *       or after being unreachable for {@code downAfter} (off unless set), or when a new incarnation
  *       appears at its address. A removed incarnation is remembered (bounded) and never re-admitted.
  *       Removals for unreachability wait while this node's own judgement is suspect
- *       ({@link #holdRemovals}: it was paused).</li>
+ *       ({@link #holdRemovals}: it was paused);</li>
+ *   <li>a member is also removed when it is downed: by an operator ({@link #down}), by another
+ *       member ({@link #onDown}, which this node passes on once), or by the downing strategy
+ *       ({@link Downing}, {@link SplitBrainDecision}), which may instead remove this node itself.</li>
  * </ul>
  *
  * <p>Its rooms: this class holds the peers (status, reachability, tombstones), this node's own
@@ -62,6 +71,18 @@ final class Membership {
          */
         void send(UniqueAddress peer, MemberInfo info);
 
+        /**
+         * @param peer the recipient
+         * @param message a downing or a leave request
+         */
+        default void send(UniqueAddress peer, ClusterMessage message) {
+        }
+
+        /** @return the wall clock in milliseconds: when this node went up, which every node compares the same way */
+        default long wallClockMillis() {
+            return System.currentTimeMillis();
+        }
+
         /** @param event a change of the view, in order */
         void publish(ClusterEvent event);
 
@@ -71,6 +92,22 @@ final class Membership {
          * @param self this node, {@code LEAVING}
          */
         void runLeaveHooks(Member self);
+    }
+
+    /**
+     * A downing strategy and when it acts.
+     *
+     * @param strategy the strategy
+     * @param stableAfterNanos how long the view must not change before it acts
+     * @param quorumSize the quorum of {@code STATIC_QUORUM}
+     * @param marginNanos how much longer the side that keeps running waits than the side that downs
+     *        itself, so the losing side has removed itself (and stopped its entities) before the
+     *        winning side removes it and starts its shards; more than the spread of the sides'
+     *        failure detection
+     */
+    record Downing(DowningStrategy strategy, long stableAfterNanos, int quorumSize, long marginNanos) {
+        /** No strategy: the discovery-driven rule only. */
+        static final Downing NONE = new Downing(DowningStrategy.NONE, 0, 0, 0);
     }
 
     /** Limits on what peers can make this node hold. */
@@ -85,6 +122,11 @@ final class Membership {
     private final Set<String> roles;
     private final String appVersion;
     private final long joinTimeoutNanos;
+    private final long leaveTimeoutNanos;
+    private Downing downing = Downing.NONE;
+    /** When a member joined, went, or changed reachability last: a strategy acts once this is {@code stableAfter} old. */
+    private long lastChangeNanos;
+    private long selfUpSinceMillis;
     private final Limits limits;
     private final Effects effects;
     private final DiscoveryView discovery = new DiscoveryView();
@@ -112,7 +154,27 @@ final class Membership {
      */
     Membership(UniqueAddress self, Set<String> roles, String appVersion, long joinTimeout, long downAfter,
                       Limits limits, Effects effects) {
+        this(self, roles, appVersion, joinTimeout, downAfter, DEFAULT_LEAVE_TIMEOUT, limits, effects);
+    }
+
+    /** The default of {@code ClusterSettings.leaveTimeout}: 30 s. */
+    static final long DEFAULT_LEAVE_TIMEOUT = 30_000_000_000L;
+
+    /**
+     * @param self this node's incarnation
+     * @param roles this node's roles
+     * @param appVersion this node's application version
+     * @param joinTimeout nanoseconds to wait for the first round's candidates before going up anyway
+     * @param downAfter nanoseconds of unreachability after which a member is removed; 0 or less: never
+     * @param leaveTimeout nanoseconds a leaving member may hand off (its hooks' bound): one silent
+     *        for that long is removed as having left
+     * @param limits bounds on what peers can make this node hold
+     * @param effects where decisions go
+     */
+    Membership(UniqueAddress self, Set<String> roles, String appVersion, long joinTimeout, long downAfter,
+                      long leaveTimeout, Limits limits, Effects effects) {
         this.self = self;
+        this.leaveTimeoutNanos = leaveTimeout;
         this.roles = Set.copyOf(roles);
         this.appVersion = appVersion == null ? "" : appVersion;
         this.joinTimeoutNanos = joinTimeout;
@@ -182,6 +244,7 @@ final class Membership {
             return;
         }
         if (tombstones.containsKey(peer)) {
+            tellIfDowned(peer);
             effects.disconnect(peer);
             return;
         }
@@ -227,7 +290,11 @@ final class Membership {
      * @param now the clock
      */
     void onMemberInfo(UniqueAddress from, MemberInfo info, long now) {
-        if (selfStatus == MemberStatus.REMOVED || tombstones.containsKey(from)) {
+        if (selfStatus == MemberStatus.REMOVED) {
+            return;
+        }
+        if (tombstones.containsKey(from)) {
+            tellIfDowned(from);
             return;
         }
         if (!info.from().equals(from) || !withinLimits(info)) {
@@ -252,7 +319,15 @@ final class Membership {
                 remove(p, RemovalReason.LEFT);
                 return;
             }
+            if (!p.reachable && leaving(announced)) {
+                // The announcement itself arrived: it is alive and going, not unreachable. Held as
+                // silent in case the detector is right, so it still goes if it never speaks again.
+                p.reachable = true;
+                silent(p, now);
+            }
             p.member = new Member(from, announced, info.roles(), info.appVersion(), p.reachable);
+            p.upSinceMillis = info.upSince();
+            lastChangeNanos = now;
             changes++;
             switch (announced) {
                 case JOINING -> effects.publish(new ClusterEvent.MemberJoined(p.member));
@@ -274,7 +349,17 @@ final class Membership {
             if (announced == MemberStatus.REMOVED) {
                 remove(p, RemovalReason.LEFT);
             } else {
+                if (!p.reachable && leaving(announced)) {
+                    // Reported unreachable before its announcement arrived (the two travel
+                    // different paths): the announcement is proof of life, and from now on the
+                    // detector's verdicts on it are not reported.
+                    setReachable(p, true, now);
+                    silent(p, now);
+                }
                 p.member = p.member.withStatus(announced);
+                if (info.upSince() != 0) {
+                    p.upSinceMillis = info.upSince();
+                }
                 changes++;
                 viewChanges++;
                 switch (announced) {
@@ -292,7 +377,11 @@ final class Membership {
      */
     void onReachable(UniqueAddress peer, long now) {
         final Peer p = peers.get(peer);
-        if (p != null && !p.reachable) {
+        if (p == null) {
+            return;
+        }
+        p.silent = false;
+        if (!p.reachable) {
             setReachable(p, true, now);
         }
     }
@@ -306,6 +395,13 @@ final class Membership {
         if (p == null || !p.reachable) {
             return;
         }
+        if (p.member != null && leaving(p.member.status())) {
+            // A leaving member is busy handing off, or already gone: never an unreachability.
+            if (!p.silent) {
+                silent(p, now);
+            }
+            return;
+        }
         setReachable(p, false, now);
         if (removals.goneFromDiscovery(p, discovery, now)) {
             remove(p, RemovalReason.UNREACHABLE_AND_UNDISCOVERED);
@@ -313,6 +409,11 @@ final class Membership {
     }
 
     /**
+     * The peer closed its association because it is going (its transport shut down; only that
+     * incarnation can say so). That is its leave, whatever this node heard before: its
+     * announcement may still be on its way (it travels another path than the close), so a member
+     * still {@code UP} here is shown leaving and then removed as having left, never as unreachable.
+     *
      * @param peer a peer whose association ended
      * @param now the clock
      */
@@ -321,11 +422,13 @@ final class Membership {
         if (p == null) {
             return;
         }
-        if (p.member != null && MemberStatus.UP.isBefore(p.member.status())) {
-            remove(p, RemovalReason.LEFT);
-        } else {
-            onUnreachable(peer, now);
+        if (p.member != null && !leaving(p.member.status())) {
+            p.member = new Member(p.address, MemberStatus.LEAVING, p.member.roles(), p.member.appVersion(), true);
+            changes++;
+            viewChanges++;
+            effects.publish(new ClusterEvent.MemberLeft(p.member));
         }
+        remove(p, RemovalReason.LEFT);
     }
 
     /**
@@ -348,6 +451,25 @@ final class Membership {
     void tick(long now) {
         if (selfStatus == MemberStatus.JOINING && discovery.joinDeadlinePassed(now)) {
             checkSelfUp(now);
+        }
+        if (!peers.isEmpty()) {
+            List<Peer> gone = null;
+            for (Peer p : peers.values()) {
+                if (p.silent && now - p.silentSinceNanos >= leaveTimeoutNanos) {
+                    if (gone == null) {
+                        gone = new ArrayList<>();
+                    }
+                    gone.add(p);
+                }
+            }
+            if (gone != null) {
+                for (Peer p : gone) {
+                    remove(p, RemovalReason.LEFT); // its hand-off is over by now, finished or not
+                }
+            }
+        }
+        if (downing.strategy() != DowningStrategy.NONE && !removals.held(now) && now - lastChangeNanos >= downing.stableAfterNanos()) {
+            applyDowning(now);
         }
         if (removals.downAfterApplies(now)) {
             final List<Peer> down = new ArrayList<>();
@@ -373,6 +495,100 @@ final class Membership {
      */
     void holdRemovals(long until) {
         removals.hold(until);
+    }
+
+    /** @param d the downing strategy (set once, before the first input) */
+    void downing(Downing d) {
+        this.downing = d;
+    }
+
+    /**
+     * Downs a member: it is removed here ({@link RemovalReason#DOWNED}) and every other member is
+     * told to remove it too; told to the member itself, it removes itself (it hears it once it is
+     * reachable again, if not now). Any member may down an unreachable member; this node downs
+     * itself if named.
+     *
+     * @param target the member's address
+     * @param now the clock
+     * @return null if done, else why not
+     */
+    String down(Address target, long now) {
+        if (selfStatus == MemberStatus.REMOVED) {
+            return "this node is no longer a member";
+        }
+        if (target.equals(self.address())) {
+            downSelf();
+            return null;
+        }
+        final UniqueAddress incarnation = byAddress.get(target);
+        final Peer p = incarnation == null ? null : peers.get(incarnation);
+        if (p == null || p.member == null) {
+            return "no member at " + target;
+        }
+        if (p.reachable) {
+            return target + " is reachable: down only an unreachable member (a reachable one can be asked to leave)";
+        }
+        downPeer(p, null);
+        return null;
+    }
+
+    /**
+     * Asks another member to leave gracefully (or this node, if named).
+     *
+     * @param target the member's address
+     * @param now the clock
+     * @return null if asked, else why not
+     */
+    String leave(Address target, long now) {
+        if (target.equals(self.address())) {
+            leave(now);
+            return null;
+        }
+        final UniqueAddress incarnation = byAddress.get(target);
+        final Peer p = incarnation == null ? null : peers.get(incarnation);
+        if (p == null || p.member == null) {
+            return "no member at " + target;
+        }
+        effects.send(p.address, new ClusterMessage.LeaveRequest(p.address));
+        return null;
+    }
+
+    /**
+     * A member downed {@code target}.
+     *
+     * @param from the member that says so
+     * @param target the downed incarnation
+     * @param now the clock
+     */
+    void onDown(UniqueAddress from, UniqueAddress target, long now) {
+        if (selfStatus == MemberStatus.REMOVED) {
+            return;
+        }
+        if (target.equals(self)) {
+            // even from a member removed here just now: its close may overtake its last words
+            downSelf();
+            return;
+        }
+        if (tombstones.containsKey(from)) {
+            return;
+        }
+        final Peer p = peers.get(target);
+        if (p != null) {
+            downPeer(p, from);
+        } else if (!tombstones.containsKey(target)) {
+            tombstone(target, true); // never admitted later, as if it had been seen
+        }
+    }
+
+    /**
+     * @param from the member asking
+     * @param target the incarnation asked to leave
+     * @param now the clock
+     */
+    void onLeaveRequest(UniqueAddress from, UniqueAddress target, long now) {
+        if (target.equals(self) && peers.containsKey(from)) {
+            leave(now);
+        }
     }
 
     /**
@@ -405,6 +621,14 @@ final class Membership {
 
     /** This node stops without a hand-off (its system terminates): announce and drop everyone. */
     void removeSelf() {
+        removeSelf(RemovalReason.SELF_REMOVED);
+    }
+
+    private void downSelf() {
+        removeSelf(RemovalReason.DOWNED);
+    }
+
+    private void removeSelf(RemovalReason reason) {
         if (selfStatus == MemberStatus.REMOVED) {
             return;
         }
@@ -420,7 +644,7 @@ final class Membership {
         }
         byAddress.clear();
         discovery.forgetAll();
-        effects.publish(new ClusterEvent.MemberRemoved(selfMember(), previous, RemovalReason.SELF_REMOVED));
+        effects.publish(new ClusterEvent.MemberRemoved(selfMember(), previous, reason));
         for (Peer p : all) {
             effects.disconnect(p.address);
         }
@@ -478,7 +702,65 @@ final class Membership {
     // ---- internals ----
 
     private MemberInfo selfInfo() {
-        return new MemberInfo(self, selfStatus, roles, appVersion);
+        return new MemberInfo(self, selfStatus, roles, appVersion, selfUpSinceMillis);
+    }
+
+    private void downPeer(Peer p, UniqueAddress toldBy) {
+        remove(p, RemovalReason.DOWNED);
+        tombstones.put(p.address, Boolean.TRUE);
+        // spread it: every member removes it once, and tells the others once (a full mesh may lack a link)
+        final ClusterMessage.Down down = new ClusterMessage.Down(p.address);
+        for (UniqueAddress other : peers.keySet()) {
+            if (!other.equals(toldBy)) {
+                effects.send(other, down);
+            }
+        }
+        effects.send(p.address, down);
+    }
+
+    /** A downed incarnation that speaks again is told it is down, so it removes itself. */
+    private void tellIfDowned(UniqueAddress peer) {
+        if (Boolean.TRUE.equals(tombstones.get(peer))) {
+            effects.send(peer, new ClusterMessage.Down(peer));
+        }
+    }
+
+    /** The downing strategy on this view: it acts only when some member that counts is unreachable. */
+    private void applyDowning(long now) {
+        if (selfStatus != MemberStatus.UP && selfStatus != MemberStatus.LEAVING) {
+            return;
+        }
+        final SplitBrainDecision.Verdict verdict = SplitBrainDecision.decide(downing.strategy(), downing.quorumSize(),
+            self.address(), selfUpSinceMillis, peers.values());
+        if (verdict == SplitBrainDecision.Verdict.NOTHING) {
+            return;
+        }
+        // First the notice, to the members themselves only: one this node cannot reach but that
+        // reaches this node (a cut one way) hears it and removes itself, before anyone takes its
+        // shards. Nobody else is told yet: each member of this side decides on its own view.
+        // Down-all tells everyone: the whole cluster goes, not only whoever decides first.
+        final boolean all = verdict == SplitBrainDecision.Verdict.DOWN_ALL;
+        for (Peer p : peers.values()) {
+            if (p.member != null && (!p.reachable || all) && !p.noticed && verdict != SplitBrainDecision.Verdict.DOWN_SELF) {
+                p.noticed = true;
+                effects.send(p.address, new ClusterMessage.Down(p.address));
+            }
+        }
+        if (verdict == SplitBrainDecision.Verdict.DOWN_UNREACHABLE
+            && now - lastChangeNanos >= downing.stableAfterNanos() + downing.marginNanos()) {
+            // the losing side has downed itself by now: its shards may start here
+            final List<Peer> down = new ArrayList<>();
+            for (Peer p : peers.values()) {
+                if (p.member != null && !p.reachable) {
+                    down.add(p);
+                }
+            }
+            for (Peer p : down) {
+                downPeer(p, null);
+            }
+        } else if (verdict != SplitBrainDecision.Verdict.DOWN_UNREACHABLE) {
+            downSelf();
+        }
     }
 
     private boolean withinLimits(MemberInfo info) {
@@ -495,6 +777,7 @@ final class Membership {
 
     private void checkSelfUp(long now) {
         if (selfStatus == MemberStatus.JOINING && discovery.joinComplete()) {
+            selfUpSinceMillis = effects.wallClockMillis();
             setSelfStatus(MemberStatus.UP);
         }
     }
@@ -517,8 +800,20 @@ final class Membership {
         }
     }
 
+    /** @return whether a member with this status announced it is going */
+    private static boolean leaving(MemberStatus status) {
+        return MemberStatus.UP.isBefore(status);
+    }
+
+    private static void silent(Peer p, long now) {
+        p.silent = true;
+        p.silentSinceNanos = now;
+    }
+
     private void setReachable(Peer p, boolean reachable, long now) {
         p.reachable = reachable;
+        p.noticed = false;
+        lastChangeNanos = now;
         changes++;
         if (!reachable) {
             p.unreachableSinceNanos = now;
@@ -536,17 +831,22 @@ final class Membership {
             byAddress.remove(p.address.address());
         }
         discovery.forget(p.address);
-        tombstones.put(p.address, Boolean.TRUE);
-        if (tombstones.size() > limits.maxTombstones()) {
-            final Iterator<UniqueAddress> oldest = tombstones.keySet().iterator();
-            oldest.next();
-            oldest.remove();
-        }
+        tombstone(p.address, false);
         if (p.member != null) {
             viewChanges++;
             effects.publish(new ClusterEvent.MemberRemoved(p.member.withStatus(MemberStatus.REMOVED), p.member.status(), reason));
         }
         effects.disconnect(p.address);
+    }
+
+    /** @param downed whether it was downed (told so if it speaks again) */
+    private void tombstone(UniqueAddress peer, boolean downed) {
+        tombstones.put(peer, downed);
+        if (tombstones.size() > limits.maxTombstones()) {
+            final Iterator<UniqueAddress> oldest = tombstones.keySet().iterator();
+            oldest.next();
+            oldest.remove();
+        }
     }
 
     private ClusterState buildState() {

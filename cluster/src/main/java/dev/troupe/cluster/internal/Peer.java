@@ -12,6 +12,16 @@ final class Peer {
     /** A completed handshake is proof of life. */
     boolean reachable = true;
     long unreachableSinceNanos;
+    /**
+     * A leaving member the failure detector lost: not reported unreachable (it may be busy handing
+     * off), removed as having left if it stays silent for the leave timeout.
+     */
+    boolean silent;
+    long silentSinceNanos;
+    /** When it went up, by its own wall clock (its member info says); 0 until it is up. */
+    long upSinceMillis;
+    /** Told it is downed by this node's downing strategy (it hears if only this node's link to it is cut). */
+    boolean noticed;
     /** The discovery rounds completed when it was met. */
     final long metInRound;
 

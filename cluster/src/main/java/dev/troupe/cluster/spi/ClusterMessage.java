@@ -24,14 +24,52 @@ public sealed interface ClusterMessage {
      * @param status the sender's status
      * @param roles the sender's roles
      * @param appVersion the sender's application version, empty if none
+     * @param upSince when the sender went up, by its own wall clock in milliseconds; 0 until then
+     *        (the age that {@code keep-oldest} compares)
      */
-    record MemberInfo(UniqueAddress from, MemberStatus status, Set<String> roles, String appVersion) implements ClusterMessage {
+    record MemberInfo(UniqueAddress from, MemberStatus status, Set<String> roles, String appVersion, long upSince)
+        implements ClusterMessage {
         /** Validates. */
         public MemberInfo {
             Objects.requireNonNull(from, "from");
             Objects.requireNonNull(status, "status");
             roles = Set.copyOf(roles);
             appVersion = appVersion == null ? "" : appVersion;
+        }
+
+        /**
+         * Info of a member not up yet, or whose age does not matter.
+         *
+         * @param from the sender's incarnation
+         * @param status the sender's status
+         * @param roles the sender's roles
+         * @param appVersion the sender's application version
+         */
+        public MemberInfo(UniqueAddress from, MemberStatus status, Set<String> roles, String appVersion) {
+            this(from, status, roles, appVersion, 0L);
+        }
+    }
+
+    /**
+     * The sender downed a member: every member removes it (and tells the others once); the member
+     * itself, told so, removes itself.
+     *
+     * @param member the downed incarnation
+     */
+    record Down(UniqueAddress member) implements ClusterMessage {
+        public Down {
+            Objects.requireNonNull(member, "member");
+        }
+    }
+
+    /**
+     * The sender asks the member to leave gracefully ({@code Cluster.leave(Address)}).
+     *
+     * @param member the incarnation asked
+     */
+    record LeaveRequest(UniqueAddress member) implements ClusterMessage {
+        public LeaveRequest {
+            Objects.requireNonNull(member, "member");
         }
     }
 

@@ -91,7 +91,11 @@ public interface ClusterTransport {
         void unreachable(UniqueAddress peer);
 
         /**
-         * The association ended: the peer closed it (it shut down) or the transport gave up on it.
+         * The peer closed the association because it is going (its transport shut down: it left,
+         * or its system stopped). Membership takes it as the peer's leave, even if the peer's
+         * {@code LEAVING} has not arrived yet. A peer lost any other way (its heartbeats stopped,
+         * the transport gave up on it) is {@link #unreachable}. A close cannot cross a partition:
+         * a transport reports it only once the peer's close reached this node.
          *
          * @param peer the peer
          */

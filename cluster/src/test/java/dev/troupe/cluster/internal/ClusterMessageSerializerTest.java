@@ -119,6 +119,11 @@ class ClusterMessageSerializerTest {
         assertThat(roundTrip(delta).message()).isEqualTo(delta);
         assertThat(roundTrip(new ReceptionistDigest(42)).message()).isEqualTo(new ReceptionistDigest(42));
         assertThat(roundTrip(new ReceptionistResync()).message()).isInstanceOf(ReceptionistResync.class);
+        final MemberInfo up = new MemberInfo(FROM, MemberStatus.UP, Set.of(), "", 1_700_000_000_123L);
+        assertThat(roundTrip(up).message()).isEqualTo(up);
+        final UniqueAddress downed = new UniqueAddress(new Address("shop", "10.0.0.9", 25520), -5);
+        assertThat(roundTrip(new ClusterMessage.Down(downed)).message()).isEqualTo(new ClusterMessage.Down(downed));
+        assertThat(roundTrip(new ClusterMessage.LeaveRequest(downed)).message()).isEqualTo(new ClusterMessage.LeaveRequest(downed));
 
         // a message claiming another sender still arrives from the authenticated one; membership compares the two
         final UniqueAddress mallory = new UniqueAddress(new Address("shop", "10.6.6.6", 1), 99);
@@ -141,7 +146,12 @@ class ClusterMessageSerializerTest {
     void layoutsArePinned() {
         final HexFormat hex = HexFormat.of();
         assertThat(hex.formatHex(write(new MemberInfo(new UniqueAddress(new Address("s", "h", 2), 3), MemberStatus.UP, Set.of("r"), "v"), new Refs())))
-            .isEqualTo("01" + "0000000173" + "0000000168" + "00000002" + "0000000000000003" + "01" + "0001" + "0000000172" + "0000000176");
+            .isEqualTo("01" + "0000000173" + "0000000168" + "00000002" + "0000000000000003" + "01" + "0001" + "0000000172" + "0000000176"
+                + "0000000000000000");
+        assertThat(hex.formatHex(write(new ClusterMessage.Down(new UniqueAddress(new Address("s", "h", 2), 3)), new Refs())))
+            .isEqualTo("06" + "0000000173" + "0000000168" + "00000002" + "0000000000000003");
+        assertThat(hex.formatHex(write(new ClusterMessage.LeaveRequest(new UniqueAddress(new Address("s", "h", 2), 3)), new Refs())))
+            .isEqualTo("07" + "0000000173" + "0000000168" + "00000002" + "0000000000000003");
         assertThat(hex.formatHex(write(new ReceptionistDelta(1, 2, List.of(new ReceptionistEntry(ServiceKey.of("T", "k"), WORKER)), List.of()), new Refs())))
             .isEqualTo("03" + "0000000000000001" + "0000000000000002" + "00000001" + "0000000154" + "000000016b" + "00000001" + "00000000");
         assertThat(hex.formatHex(write(new ReceptionistDigest(5), new Refs()))).isEqualTo("04" + "0000000000000005");

@@ -3,11 +3,14 @@ package dev.troupe.cluster.internal;
 import dev.troupe.cluster.Address;
 import dev.troupe.cluster.ClusterEvent;
 import dev.troupe.cluster.ClusterState;
+import dev.troupe.cluster.DowningStrategy;
 import dev.troupe.cluster.Member;
 import dev.troupe.cluster.MemberStatus;
 import dev.troupe.cluster.UniqueAddress;
+import dev.troupe.cluster.spi.ClusterMessage;
 import dev.troupe.cluster.spi.ClusterMessage.MemberInfo;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
@@ -42,6 +45,8 @@ class MembershipSimulationTest {
     static final long PAUSE = 3 * SECOND;
     static final long DISCOVERY = 5 * SECOND;
     static final long CONNECT_TIMEOUT = 2 * SECOND;
+    static final long LEAVE_TIMEOUT = 10 * SECOND;
+    static final long TICK = 100 * MS;
 
     /** Sorted by time, then by scheduling order: the same seed gives the same run. */
     record Event(long at, long seq, Runnable action) implements Comparable<Event> {
@@ -56,6 +61,10 @@ class MembershipSimulationTest {
     final Map<Address, SimNode> nodes = new HashMap<>();
     final Set<Address> discovery = new LinkedHashSet<>();
     final Set<Set<Address>> blocked = new HashSet<>();
+    /** Links cut in one direction only: heartbeats and messages from the first to the second are lost. */
+    final Set<List<Address>> oneWay = new HashSet<>();
+    /** The strategy every node added from now on runs. */
+    Membership.Downing downing = Membership.Downing.NONE;
     long now;
     long seq;
     long heartbeats;
@@ -72,6 +81,11 @@ class MembershipSimulationTest {
 
     boolean linked(Address a, Address b) {
         return !blocked.contains(Set.of(a, b));
+    }
+
+    /** @return whether what {@code from} sends reaches {@code to} */
+    boolean carries(Address from, Address to) {
+        return linked(from, to) && !oneWay.contains(List.of(from, to));
     }
 
     void runUntil(long end) {
@@ -92,10 +106,18 @@ class MembershipSimulationTest {
         final List<ClusterEvent> events = new ArrayList<>();
         /** Started and not crashed. */
         boolean alive;
+        /** Sends no heartbeats (a process too busy to answer, or a stalled link). */
+        boolean heartbeatsPaused;
+        /** Added to the latency of its member info (the info takes a slower path than the close). */
+        long infoDelay;
+        /** How long its leave hooks (the hand-off) take. */
+        long handOff = 100 * MS;
 
         SimNode(UniqueAddress self) {
             this.self = self;
-            this.membership = new Membership(self, Set.of("worker"), "1", 10 * SECOND, 0, Membership.Limits.defaults(), this);
+            this.membership = new Membership(self, Set.of("worker"), "1", 10 * SECOND, 0, LEAVE_TIMEOUT,
+                Membership.Limits.defaults(), this);
+            this.membership.downing(downing);
         }
 
         void start() {
@@ -104,6 +126,18 @@ class MembershipSimulationTest {
             final long phase = random.nextInt(1000) * MS;
             at(now + phase + DISCOVERY, this::discoveryRound);
             at(now + phase + HEARTBEAT, this::heartbeatRound);
+            if (membership != null && downing.strategy() != DowningStrategy.NONE) {
+                at(now + phase + TICK, this::tickRound);
+            }
+        }
+
+        /** The daemon's tick (its downing strategy acts on one), for the downing runs only. */
+        void tickRound() {
+            if (!alive) {
+                return;
+            }
+            membership.tick(now);
+            at(now + TICK, this::tickRound);
         }
 
         void discoveryRound() {
@@ -121,9 +155,12 @@ class MembershipSimulationTest {
                 return;
             }
             for (UniqueAddress peer : associations) {
+                if (heartbeatsPaused) {
+                    break;
+                }
                 heartbeats++;
                 final SimNode p = nodes.get(peer.address());
-                if (p != null && p.alive && p.self.equals(peer) && linked(self.address(), peer.address())) {
+                if (p != null && p.alive && p.self.equals(peer) && carries(self.address(), peer.address())) {
                     p.lastHeartbeat.put(self, now + latency());
                 }
             }
@@ -171,7 +208,8 @@ class MembershipSimulationTest {
             suspected.remove(peer);
             lastHeartbeat.remove(peer);
             final SimNode p = nodes.get(peer.address());
-            if (p != null && p.self.equals(peer) && p.associations.remove(self)) {
+            // a close does not cross a cut link
+            if (p != null && p.self.equals(peer) && linked(self.address(), peer.address()) && p.associations.remove(self)) {
                 p.suspected.remove(self);
                 p.lastHeartbeat.remove(self);
                 at(now + latency(), () -> p.membership.onLost(self, now));
@@ -185,11 +223,34 @@ class MembershipSimulationTest {
             if (p == null || !p.alive || !p.self.equals(peer) || !linked(self.address(), peer.address())) {
                 return;
             }
-            at(now + latency(), () -> {
-                if (p.alive && linked(self.address(), peer.address())) {
+            at(now + latency() + infoDelay, () -> {
+                if (p.alive && carries(self.address(), peer.address())) {
                     p.membership.onMemberInfo(self, info, now);
                 }
             });
+        }
+
+        @Override
+        public void send(UniqueAddress peer, ClusterMessage message) {
+            final SimNode p = nodes.get(peer.address());
+            if (p == null || !p.alive || !p.self.equals(peer) || !carries(self.address(), peer.address())) {
+                return;
+            }
+            at(now + latency(), () -> {
+                if (!p.alive || !carries(self.address(), peer.address())) {
+                    return;
+                }
+                if (message instanceof ClusterMessage.Down d) {
+                    p.membership.onDown(self, d.member(), now);
+                } else if (message instanceof ClusterMessage.LeaveRequest l) {
+                    p.membership.onLeaveRequest(self, l.member(), now);
+                }
+            });
+        }
+
+        @Override
+        public long wallClockMillis() {
+            return now / MS;
         }
 
         @Override
@@ -199,8 +260,7 @@ class MembershipSimulationTest {
 
         @Override
         public void runLeaveHooks(Member member) {
-            // The hand-off takes 100 ms here.
-            at(now + 100 * MS, () -> membership.leaveHooksDone(now));
+            at(now + handOff, () -> membership.leaveHooksDone(now));
         }
     }
 
@@ -430,5 +490,311 @@ class MembershipSimulationTest {
                 assertThat(m.roles()).containsExactly("worker");
             }
         }
+    }
+
+    /** Orders of a leaver's announcement, its close and its failure detector's verdicts, as they reach the others. */
+    enum LeaveOrder {
+        /** The close overtakes the member info: the info takes longer than the close. */
+        CLOSE_BEFORE_MEMBER_INFO,
+        /** The member info (LEAVING, EXITING, REMOVED) arrives, then the close. */
+        MEMBER_INFO_BEFORE_CLOSE,
+        /** The hand-off is slow and the leaver sends no heartbeats meanwhile: every peer's detector loses it. */
+        HEARTBEAT_GAP_DURING_HAND_OFF,
+        /** A gap as above, the close overtaking the info. */
+        HEARTBEAT_GAP_AND_CLOSE_BEFORE_MEMBER_INFO,
+        /** The leaver's process dies during a slow hand-off: it never closes; the others remove it after the leave timeout. */
+        CRASH_DURING_HAND_OFF
+    }
+
+    /**
+     * A leave is never an unreachability: from the moment a member announces it is leaving, no
+     * other member reports it unreachable, whatever arrives first; each removes it once, as having
+     * left, having seen it leave.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(LeaveOrder.class)
+    void aLeavingMemberIsNeverReportedUnreachable(LeaveOrder order) {
+        final int n = 5;
+        final List<SimNode> all = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            final SimNode node = addNode(i);
+            all.add(node);
+            discovery.add(node.self.address());
+            at(random.nextInt(1000) * MS, node::start);
+        }
+        convergeOn(addresses(all), 30 * SECOND);
+        final SimNode leaver = all.get(0);
+        final List<SimNode> others = all.subList(1, n);
+        switch (order) {
+            case CLOSE_BEFORE_MEMBER_INFO -> {
+                // the whole leave, close included, happens before the first info lands
+                leaver.infoDelay = 500 * MS;
+                leaver.handOff = 10 * MS;
+            }
+            case MEMBER_INFO_BEFORE_CLOSE -> leaver.handOff = 300 * MS;
+            case HEARTBEAT_GAP_DURING_HAND_OFF -> leaver.handOff = 2 * PAUSE + 2 * HEARTBEAT;
+            case HEARTBEAT_GAP_AND_CLOSE_BEFORE_MEMBER_INFO -> {
+                leaver.handOff = 2 * PAUSE + 2 * HEARTBEAT;
+                leaver.infoDelay = 500 * MS;
+            }
+            case CRASH_DURING_HAND_OFF -> leaver.handOff = 10 * LEAVE_TIMEOUT;
+        }
+        final long leaveAt = now;
+        for (SimNode o : others) {
+            o.events.clear();
+        }
+        if (order == LeaveOrder.HEARTBEAT_GAP_AND_CLOSE_BEFORE_MEMBER_INFO) {
+            // the info is late; the gap starts once it is out
+            at(now + leaver.infoDelay + HEARTBEAT, () -> leaver.heartbeatsPaused = true);
+        } else if (order != LeaveOrder.CLOSE_BEFORE_MEMBER_INFO && order != LeaveOrder.MEMBER_INFO_BEFORE_CLOSE) {
+            leaver.heartbeatsPaused = true;
+        }
+        leaver.membership.leave(now);
+        if (order == LeaveOrder.CRASH_DURING_HAND_OFF) {
+            at(now + 2 * SECOND, () -> leaver.alive = false);
+        }
+        long removedBy = -1;
+        while (now < leaveAt + LEAVE_TIMEOUT + 2 * PAUSE && removedBy < 0) {
+            runUntil(now + 10 * MS);
+            boolean gone = true;
+            for (SimNode o : others) {
+                gone &= o.membership.state().member(leaver.self.address()) == null;
+            }
+            if (gone) {
+                removedBy = now;
+            }
+        }
+        assertThat(removedBy).as("every other member removed the leaver").isPositive();
+        for (SimNode o : others) {
+            final List<ClusterEvent> about = new ArrayList<>();
+            for (ClusterEvent e : o.events) {
+                final Member m = e instanceof ClusterEvent.MemberEvent me ? me.member()
+                    : e instanceof ClusterEvent.ReachabilityEvent re ? re.member() : null;
+                if (m != null && m.uid() == leaver.self.uid()) {
+                    about.add(e);
+                }
+            }
+            assertThat(about).as("%s about the leaver", o.self).noneMatch(e -> e instanceof ClusterEvent.UnreachableMember);
+            assertThat(about).as("%s about the leaver", o.self).first().isInstanceOf(ClusterEvent.MemberLeft.class);
+            assertThat(about).filteredOn(e -> e instanceof ClusterEvent.MemberRemoved).singleElement()
+                .satisfies(e -> assertThat(((ClusterEvent.MemberRemoved) e).reason()).isEqualTo(ClusterEvent.RemovalReason.LEFT));
+            assertThat(about).as("%s: status events only", o.self).allMatch(e -> e instanceof ClusterEvent.MemberEvent);
+            for (ClusterEvent e : about) {
+                assertThat(((ClusterEvent.MemberEvent) e).member().reachable()).as("%s: %s", o.self, e).isTrue();
+            }
+        }
+        if (order == LeaveOrder.CRASH_DURING_HAND_OFF) {
+            assertThat(removedBy - leaveAt).as("a leaver that dies mid-hand-off goes after the leave timeout")
+                .isGreaterThanOrEqualTo(LEAVE_TIMEOUT);
+        } else {
+            assertThat(removedBy - leaveAt).as("removed once its leave is over").isLessThan(leaver.handOff + SECOND);
+        }
+        // the rest still agree
+        convergeOn(addresses(others), now + 10 * SECOND);
+    }
+
+    static final int SHARDS = 64;
+    static final long STABLE_AFTER = 7 * SECOND;
+    static final long MARGIN = 3 * SECOND;
+
+    /** The partitions a downing strategy is played through. */
+    enum Split {
+        /** Three and two, both ways cut. */
+        SYMMETRIC,
+        /** One node's messages to the others are lost; theirs to it arrive. */
+        ASYMMETRIC,
+        /** The three-two cut comes for 4 s and goes for 2 s, five times, then stays. */
+        FLAPPING,
+        /** Three and two, and then one of the three crashes before anything is decided. */
+        MAJORITY_LOSES_A_NODE
+    }
+
+    /** The shard's owner as a region places it: the highest hash over the UP members this node holds, reachable or not. */
+    static Address ownerOf(int shard, Set<Address> up) {
+        Address best = null;
+        long bestHash = Long.MIN_VALUE;
+        for (Address a : up) {
+            long h = a.hashCode() * 0x9E3779B97F4A7C15L + shard;
+            h ^= h >>> 31;
+            h *= 0xBF58476D1CE4E5B9L;
+            h ^= h >>> 29;
+            if (best == null || h > bestHash) {
+                best = a;
+                bestHash = h;
+            }
+        }
+        return best;
+    }
+
+    /** Each shard's holders among the nodes still members of their own view: never more than one. */
+    void assertNoShardTwice(String when) {
+        final Map<Integer, List<Address>> holders = new HashMap<>();
+        for (SimNode n : alive()) {
+            final Set<Address> up = new TreeSet<>();
+            for (Member m : n.membership.state().members()) {
+                if (m.status() == MemberStatus.UP) {
+                    up.add(m.address());
+                }
+            }
+            if (n.membership.selfStatus() != MemberStatus.UP) {
+                continue;
+            }
+            for (int s = 0; s < SHARDS; s++) {
+                if (n.self.address().equals(ownerOf(s, up))) {
+                    holders.computeIfAbsent(s, k -> new ArrayList<>()).add(n.self.address());
+                }
+            }
+        }
+        for (Map.Entry<Integer, List<Address>> e : holders.entrySet()) {
+            if (e.getValue().size() > 1) {
+                final StringBuilder views = new StringBuilder();
+                for (Address a : e.getValue()) {
+                    views.append(a).append(": ").append(nodes.get(a).membership.state().members()).append("; ");
+                }
+                assertThat(e.getValue()).as("shard %d at %d ms (%s), views %s", e.getKey(), now / MS, when, views).hasSize(1);
+            }
+        }
+    }
+
+    /** Runs until {@code end}, checking the shard invariant every 10 ms. */
+    void runChecked(long end, String when) {
+        while (now < end) {
+            runUntil(Math.min(end, now + 10 * MS));
+            assertNoShardTwice(when);
+        }
+    }
+
+    void cut(List<SimNode> a, List<SimNode> b) {
+        for (SimNode x : a) {
+            for (SimNode y : b) {
+                blocked.add(Set.of(x.self.address(), y.self.address()));
+            }
+        }
+    }
+
+    /**
+     * Each downing strategy through each kind of partition, on a virtual clock: no shard is ever
+     * held on two sides at once (checked every 10 ms), and once the partition has been stable for
+     * {@code stableAfter} the strategy's side keeps running alone, or (down-all, or no side with
+     * what it takes) nobody does.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = DowningStrategy.class, names = {"KEEP_MAJORITY", "STATIC_QUORUM", "KEEP_OLDEST", "DOWN_ALL"})
+    void aDowningStrategyNeverKeepsAShardOnTwoSides(DowningStrategy strategy) {
+        for (Split split : Split.values()) {
+            queue.clear();
+            nodes.clear();
+            discovery.clear();
+            blocked.clear();
+            oneWay.clear();
+            now = 0;
+            downing = new Membership.Downing(strategy, STABLE_AFTER, 3, MARGIN);
+            final List<SimNode> all = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                final SimNode node = addNode(i);
+                all.add(node);
+                discovery.add(node.self.address());
+                // started in order, so the first is the oldest
+                at(i * 200 * MS, node::start);
+            }
+            convergeOn(addresses(all), 30 * SECOND);
+            runUntil(now + SECOND);
+            final List<SimNode> three = all.subList(0, 3);
+            final List<SimNode> two = all.subList(3, 5);
+            final long start = now;
+            switch (split) {
+                case SYMMETRIC -> cut(three, two);
+                case ASYMMETRIC -> {
+                    for (SimNode o : all) {
+                        if (o != all.get(4)) {
+                            oneWay.add(List.of(all.get(4).self.address(), o.self.address()));
+                        }
+                    }
+                }
+                case FLAPPING -> {
+                    for (int k = 0; k < 5; k++) {
+                        cut(three, two);
+                        runChecked(now + 4 * SECOND, split + " cut");
+                        blocked.clear();
+                        runChecked(now + 2 * SECOND, split + " healed");
+                    }
+                    cut(three, two);
+                }
+                case MAJORITY_LOSES_A_NODE -> {
+                    cut(three, two);
+                    runChecked(now + PAUSE + 2 * HEARTBEAT, split.toString());
+                    all.get(2).alive = false;
+                }
+            }
+            if (split == Split.FLAPPING) {
+                // nothing was decided while it flapped: the views never stood still for stableAfter
+                for (SimNode n : all) {
+                    assertThat(n.membership.selfStatus()).as("%s %s after flapping", strategy, n.self).isEqualTo(MemberStatus.UP);
+                    assertThat(n.membership.state().members()).hasSize(5);
+                }
+            }
+            runChecked(now + STABLE_AFTER + MARGIN + PAUSE + 4 * HEARTBEAT, split.toString());
+            final Set<Address> running = addresses(alive());
+            final Set<Address> expected = switch (strategy) {
+                case KEEP_MAJORITY, STATIC_QUORUM -> switch (split) {
+                    case SYMMETRIC, FLAPPING -> addresses(three);
+                    case ASYMMETRIC -> addresses(all.subList(0, 4));
+                    // two against two left (and a crashed one): a tie goes to the lowest address for
+                    // keep-majority; static-quorum (3) finds no quorum anywhere
+                    case MAJORITY_LOSES_A_NODE -> Set.of();
+                    default -> throw new IllegalStateException();
+                };
+                case KEEP_OLDEST -> switch (split) {
+                    case SYMMETRIC, FLAPPING, MAJORITY_LOSES_A_NODE -> addresses(all.subList(0, split == Split.MAJORITY_LOSES_A_NODE ? 2 : 3));
+                    case ASYMMETRIC -> addresses(all.subList(0, 4));
+                    default -> throw new IllegalStateException();
+                };
+                case DOWN_ALL -> Set.of();
+                default -> throw new IllegalStateException();
+            };
+            System.out.printf("Downing %s through %s: running %s after %d ms%n", strategy, split, running, (now - start) / MS);
+            if (!(strategy == DowningStrategy.KEEP_MAJORITY && split == Split.MAJORITY_LOSES_A_NODE)) {
+                assertThat(running).as("%s through %s: who keeps running", strategy, split).isEqualTo(expected);
+            } else {
+                // keep-majority: {0, 1} against {3, 4} with 2 dead: 2 vs 3 on each side, so each side downs itself
+                assertThat(running).as("%s through %s", strategy, split).isEmpty();
+            }
+            for (SimNode n : alive()) {
+                assertThat(n.membership.state().members()).extracting(Member::address).containsExactlyInAnyOrderElementsOf(running);
+            }
+        }
+    }
+
+    /** Down by hand: any member downs an unreachable one, the others follow, and the downed one removes itself once it hears. */
+    @org.junit.jupiter.api.Test
+    void aDownSpreadsAndTheDownedMemberRemovesItselfOnceItHears() {
+        final List<SimNode> all = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            final SimNode node = addNode(i);
+            all.add(node);
+            discovery.add(node.self.address());
+            at(i * 100 * MS, node::start);
+        }
+        convergeOn(addresses(all), 30 * SECOND);
+        final SimNode victim = all.get(3);
+        cut(all.subList(0, 3), List.of(victim));
+        runUntil(now + PAUSE + 2 * HEARTBEAT);
+        assertThat(all.get(0).membership.down(all.get(1).self.address(), now)).as("a reachable member is not downed").contains("reachable");
+        assertThat(all.get(0).membership.down(victim.self.address(), now)).isNull();
+        runUntil(now + SECOND);
+        for (SimNode n : all.subList(0, 3)) {
+            assertThat(n.membership.state().member(victim.self.address())).as("%s", n.self).isNull();
+            assertThat(n.events).anyMatch(e -> e instanceof ClusterEvent.MemberRemoved r && r.member().uid() == victim.self.uid()
+                && r.reason() == ClusterEvent.RemovalReason.DOWNED);
+        }
+        assertThat(victim.membership.selfStatus()).as("cut off, it has not heard yet").isEqualTo(MemberStatus.UP);
+        blocked.clear();
+        runUntil(now + DISCOVERY + 2 * HEARTBEAT);
+        assertThat(victim.membership.selfStatus()).as("it heard it was downed").isEqualTo(MemberStatus.REMOVED);
+        // and a leave asked of another member
+        assertThat(all.get(0).membership.leave(all.get(2).self.address(), now)).isNull();
+        runUntil(now + SECOND);
+        assertThat(all.get(2).membership.selfStatus()).isEqualTo(MemberStatus.REMOVED);
+        assertThat(all.get(1).membership.state().members()).hasSize(2);
     }
 }

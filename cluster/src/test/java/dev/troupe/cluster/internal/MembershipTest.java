@@ -284,7 +284,7 @@ class MembershipTest {
     }
 
     @Test
-    void aLeavingPeerWhoseAssociationEndsIsRemovedButAnUpOneOnlyBecomesUnreachable() {
+    void aPeerThatClosesItsAssociationHasLeftEvenIfItsLeavingHasNotArrived() {
         final Membership m = membership(0);
         m.onDiscovered(List.of(A, B, C), 0);
         m.onHandshake(UB, B, 0);
@@ -293,9 +293,52 @@ class MembershipTest {
         m.onMemberInfo(UC, info(UC, MemberStatus.UP), 0);
         m.onMemberInfo(UC, info(UC, MemberStatus.LEAVING), SECOND);
         m.onLost(UC, 2 * SECOND);
+        // B's close overtook its LEAVING: the close is its leave, not an unreachability
         m.onLost(UB, 2 * SECOND);
-        assertThat(m.state().members()).extracting(Member::uniqueAddress).containsExactly(UA, UB);
-        assertThat(m.state().unreachable()).extracting(Member::uniqueAddress).containsExactly(UB);
+        assertThat(m.state().members()).extracting(Member::uniqueAddress).containsExactly(UA);
+        assertThat(fx.events(ClusterEvent.UnreachableMember.class)).isEmpty();
+        assertThat(fx.events(ClusterEvent.MemberLeft.class)).extracting(e -> e.member().uniqueAddress()).containsExactly(UC, UB);
+        assertThat(fx.events(ClusterEvent.MemberRemoved.class)).extracting(ClusterEvent.MemberRemoved::reason)
+            .containsExactly(RemovalReason.LEFT, RemovalReason.LEFT);
+        // its LEAVING, arriving late, changes nothing: the incarnation is gone
+        m.onMemberInfo(UB, info(UB, MemberStatus.LEAVING), 3 * SECOND);
+        assertThat(m.state().members()).hasSize(1);
+    }
+
+    @Test
+    void aLeavingPeerTheDetectorLosesIsNotReportedAndGoesAfterTheLeaveTimeout() {
+        final Membership m = membership(0);
+        m.onDiscovered(List.of(A, B), 0);
+        m.onHandshake(UB, B, 0);
+        m.onMemberInfo(UB, info(UB, MemberStatus.UP), 0);
+        m.onMemberInfo(UB, info(UB, MemberStatus.LEAVING), SECOND);
+        m.onUnreachable(UB, 2 * SECOND);
+        assertThat(m.state().member(B).reachable()).isTrue();
+        m.tick(2 * SECOND + Membership.DEFAULT_LEAVE_TIMEOUT - 1);
+        assertThat(m.state().member(B)).as("still within its hand-off").isNotNull();
+        // heartbeats resumed: the hold is over; a later gap starts a new one
+        m.onReachable(UB, 3 * SECOND);
+        m.tick(3 * SECOND + Membership.DEFAULT_LEAVE_TIMEOUT);
+        assertThat(m.state().member(B)).isNotNull();
+        m.onUnreachable(UB, 4 * SECOND);
+        m.tick(4 * SECOND + Membership.DEFAULT_LEAVE_TIMEOUT);
+        assertThat(m.state().member(B)).as("silent for the leave timeout: it crashed mid-hand-off").isNull();
+        assertThat(fx.events(ClusterEvent.UnreachableMember.class)).isEmpty();
+        assertThat(fx.events(ClusterEvent.MemberRemoved.class).get(0).reason()).isEqualTo(RemovalReason.LEFT);
+    }
+
+    @Test
+    void anAnnouncementAfterAnUnreachableVerdictMakesTheMemberReachableAgain() {
+        final Membership m = membership(0);
+        m.onDiscovered(List.of(A, B), 0);
+        m.onHandshake(UB, B, 0);
+        m.onMemberInfo(UB, info(UB, MemberStatus.UP), 0);
+        m.onUnreachable(UB, SECOND);
+        m.onMemberInfo(UB, info(UB, MemberStatus.LEAVING), 2 * SECOND);
+        assertThat(m.state().member(B).reachable()).isTrue();
+        assertThat(fx.events).extracting(e -> e.getClass().getSimpleName()).endsWith("UnreachableMember", "ReachableMember", "MemberLeft");
+        m.onUnreachable(UB, 3 * SECOND);
+        assertThat(fx.events(ClusterEvent.UnreachableMember.class)).hasSize(1);
     }
 
     @Test

@@ -27,8 +27,14 @@ final class ChildNode implements AutoCloseable {
 
     /** Starts the JVM without waiting for it. */
     static ChildJvm launch(String name, List<String> prefix, String host, int port, String discovery) {
-        return ChildJvm.start(name, prefix, ClusterNodeMain.class, List.of("-Xmx96m", "-XX:TieredStopAtLevel=1", "-Xss512k"),
-            name, host, Integer.toString(port), discovery);
+        return launch(name, prefix, host, port, discovery, List.of());
+    }
+
+    /** Starts the JVM without waiting for it, with extra options ({@code -Dtroupe.test.downing=KEEP_MAJORITY}, see {@link TestNodes}). */
+    static ChildJvm launch(String name, List<String> prefix, String host, int port, String discovery, List<String> options) {
+        final List<String> jvm = new java.util.ArrayList<>(List.of("-Xmx96m", "-XX:TieredStopAtLevel=1", "-Xss512k"));
+        jvm.addAll(options);
+        return ChildJvm.start(name, prefix, ClusterNodeMain.class, jvm, name, host, Integer.toString(port), discovery);
     }
 
     /** Waits for a launched JVM's READY line. */

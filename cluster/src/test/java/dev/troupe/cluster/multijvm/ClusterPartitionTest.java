@@ -91,6 +91,45 @@ class ClusterPartitionTest {
         }
     }
 
+    /**
+     * The same cut with keep-majority (stable-after 1.5 s): the isolated node downs itself, the two
+     * others down it, and healing the link does not bring it back.
+     */
+    @Test
+    void withKeepMajorityTheIsolatedNodeDownsItselfAndTheOtherTwoDownIt() {
+        assertThat(NetworkNamespaces.available()).as("network namespaces need root and iproute2 (ip netns)").isTrue();
+        net = NetworkNamespaces.create(3);
+        final String list = "static:" + net.address(1) + ":" + PORT + "," + net.address(2) + ":" + PORT + "," + net.address(3) + ":" + PORT;
+        final List<String> options = List.of("-Dtroupe.test.downing=KEEP_MAJORITY", "-Dtroupe.test.stable-after=1500");
+        final List<ChildJvmLaunch> launches = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            launches.add(new ChildJvmLaunch("k" + i, net.address(i), ChildNode.launch("k" + i, net.exec(i), net.address(i), PORT, list, options)));
+        }
+        for (ChildJvmLaunch l : launches) {
+            nodes.add(ChildNode.ready(l.name, l.host, PORT, l.jvm));
+        }
+        final ChildNode a = nodes.get(0);
+        final ChildNode b = nodes.get(1);
+        final ChildNode c = nodes.get(2);
+        awaitViews("three nodes join", all("UP/r", "UP/r", "UP/r"), a, b, c);
+
+        final long t0 = System.nanoTime();
+        net.isolate(1);
+        try {
+            Await.until("a, alone, downs itself", CONVERGE, () -> a.view().self().equals("REMOVED"));
+            timings.put("keep-majority: the minority downed itself", (System.nanoTime() - t0) / 1_000_000);
+            final Map<String, String> two = new TreeMap<>();
+            two.put(net.address(2) + ":" + PORT, "UP/r");
+            two.put(net.address(3) + ":" + PORT, "UP/r");
+            awaitViews("b and c down a", two, b, c);
+            timings.put("keep-majority: the majority downed the other", (System.nanoTime() - t0) / 1_000_000);
+        } finally {
+            net.reconnect(1);
+        }
+        awaitRoutees(2, b, c);
+        assertThat(a.view().self()).isEqualTo("REMOVED");
+    }
+
     private record ChildJvmLaunch(String name, String host, dev.troupe.cluster.testkit.ChildJvm jvm) {
     }
 

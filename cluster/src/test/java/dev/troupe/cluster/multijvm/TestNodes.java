@@ -63,8 +63,16 @@ public final class TestNodes {
             .build();
     }
 
+    /**
+     * @param discovery where the candidates come from
+     * @return the settings of a test node; a downing strategy and its stable-after from the system
+     *         properties {@code troupe.test.downing} and {@code troupe.test.stable-after} (milliseconds), if set
+     */
     public static ClusterSettings clusterSettings(MemberDiscovery discovery) {
+        final String downing = System.getProperty("troupe.test.downing");
         return ClusterSettings.builder()
+            .downing(downing == null ? dev.troupe.cluster.DowningStrategy.NONE : dev.troupe.cluster.DowningStrategy.valueOf(downing))
+            .stableAfter(Duration.ofMillis(Long.getLong("troupe.test.stable-after", 20_000L)))
             .discovery(discovery)
             .discoveryInterval(DISCOVERY_INTERVAL)
             .joinTimeout(Duration.ofSeconds(3))

@@ -24,13 +24,18 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The kind of application a user's test starts in a {@code TroupeNodeContainer}: a Boot app with the
  * Troupe starter, one actor bean, and the serializers of its messages. Run in a container by
- * {@code TroupeNodeContainerIT}.
+ * {@code TroupeNodeContainerIT}. With {@code troupe.persistence.enabled=true} on a cluster, each echo
+ * is also an event of a durable {@link Tally} (the embedded H2 default), so the persistence meters
+ * have events, batches and recoveries.
  */
 @SpringBootApplication
 public class PeerNodeApplication {
 
     public static void main(String[] args) {
-        SpringApplication.run(PeerNodeApplication.class, args);
+        final SpringApplication app = new SpringApplication(PeerNodeApplication.class);
+        // durable entities only where a test asks for them (TROUPE_PERSISTENCE_ENABLED=true: DashboardQueriesIT)
+        app.setDefaultProperties(java.util.Map.of("troupe.persistence.enabled", "false"));
+        app.run(args);
     }
 
     /**
@@ -54,13 +59,20 @@ public class PeerNodeApplication {
      */
     @Bean
     @TroupeActor(serviceKey = "echo")
-    Behavior<Echo> echo(@Value("${troupe.system-name}") String systemName, ObjectProvider<EntityRefFactory<Echo>> echoes) {
+    Behavior<Echo> echo(@Value("${troupe.system-name}") String systemName, ObjectProvider<EntityRefFactory<Echo>> echoes,
+                        ObjectProvider<EntityRefFactory<Tally.Count>> tallies) {
         return Behaviors.setup(ctx -> {
             final EntityRefFactory<Echo> sharded = echoes.getIfAvailable();
+            final EntityRefFactory<Tally.Count> tally = tallies.getIfAvailable();
             return Behaviors.receiveMessage(m -> {
                 m.replyTo().tell(m.text() + " from " + systemName);
                 if (sharded != null) {
                     sharded.entityRefFor("echoes-" + (m.text().hashCode() & 15)).tell(m);
+                }
+                if (tally != null) {
+                    // one tally per burst of echoes ("r12-345": tally r12), so new ones keep recovering
+                    final int dash = m.text().indexOf('-');
+                    tally.entityRefFor(dash > 0 ? m.text().substring(0, dash) : m.text()).tell(Tally.Count.INSTANCE);
                 }
                 return Behaviors.same();
             });
@@ -75,6 +87,18 @@ public class PeerNodeApplication {
         @TroupeEntity(name = "Echoes")
         Function<String, Behavior<Echo>> echoes() {
             return id -> Behaviors.ignore();
+        }
+    }
+
+    /** A durable entity type, when the node runs on a cluster with persistence on. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty("troupe.cluster.enabled")
+    @ConditionalOnBooleanProperty("troupe.persistence.enabled")
+    static class Durable {
+        @Bean
+        @TroupeEntity(name = "Tally")
+        Function<String, Behavior<Tally.Count>> tallies() {
+            return Tally::create;
         }
     }
 
