@@ -344,6 +344,9 @@ final class PeerIncarnation {
             if (Arrays.equals(c.peerKey, k.key)) {
                 prove(c);
                 observeUid(c.peerUid); // the same incarnation: reachable again if it was lost
+                // it listens: an outbound connection backing off from it dials now, so what this node
+                // answers on it does not wait out a backoff earned while it was unreachable
+                association.connection.dialNow(true);
             } else {
                 impostor(c, "uid " + Long.toHexString(c.peerUid) + " claimed with another incarnation key");
             }
