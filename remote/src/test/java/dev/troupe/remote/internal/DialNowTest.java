@@ -114,4 +114,48 @@ class DialNowTest {
         alpha.connect(betaAddress); // connected: nothing changes
         assertThat(events.stream().filter(e -> e instanceof Connected)).hasSize(1);
     }
+
+    @Test
+    void aNodeNeverReachedIsNotReachedYetNotALostUidZero() throws IOException {
+        final List<String> lines = new CopyOnWriteArrayList<>();
+        // held in a local so the JUL logger (and the handler) stay reachable; System.Logger goes to JUL here
+        final Logger jul = Logger.getLogger(Association.class.getName());
+        final Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getMessage() != null) {
+                    lines.add(record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(handler);
+        try {
+            final int port = freePort();
+            final ActorPath betaAddress = ActorPath.root("beta", "127.0.0.1", port);
+            // the kit's short backoff: alpha keeps dialling while its failure detector runs out (1.5 s pause)
+            final RemoteTransport alpha = kit.node("alpha");
+            alpha.addAssociationListener(events::add);
+            alpha.connect(betaAddress);
+            RemoteTestKit.await("the failure detector gives up on the seed", Duration.ofSeconds(15),
+                () -> events.stream().anyMatch(e -> e instanceof Lost l && l.address().equals(betaAddress)));
+
+            kit.node("beta", RemoteTestKit.settings().bindPort(port));
+            RemoteTestKit.await("alpha connected to beta", Duration.ofSeconds(15), () -> alphaConnectedTo(betaAddress));
+
+            final String node = "remote node " + NodeAddresses.key(betaAddress);
+            assertThat(lines).anyMatch(l -> l.startsWith(node + " is not reached yet"));
+            assertThat(lines).anyMatch(l -> l.startsWith(node + " (uid ") && l.endsWith(") is reached"));
+            assertThat(lines).noneMatch(l -> l.contains("uid 0") || l.contains("is lost") || l.contains("reachable again"));
+        } finally {
+            jul.removeHandler(handler);
+        }
+    }
 }
