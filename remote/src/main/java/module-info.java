@@ -19,6 +19,7 @@ module dev.troupe.remote {
     requires transitive org.agrona;
     // optional, as the dependency is: an application that uses JacksonSerializer requires tools.jackson.databind itself
     requires static tools.jackson.databind;
+    requires static tools.jackson.dataformat.cbor;
 
     exports dev.troupe.remote;
     exports dev.troupe.remote.jackson;

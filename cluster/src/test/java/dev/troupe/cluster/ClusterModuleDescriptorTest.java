@@ -10,6 +10,6 @@ class ClusterModuleDescriptorTest {
 
     @Test
     void theDescriptorExportsTheApiAndSpiAndTheCompilerRefusesTheInternals() {
-        assertThat(ModuleSurface.check("dev.troupe.cluster")).containsExactly("dev.troupe.cluster", "dev.troupe.cluster.discovery", "dev.troupe.cluster.sharding", "dev.troupe.cluster.spi");
+        assertThat(ModuleSurface.check("dev.troupe.cluster")).containsExactly("dev.troupe.cluster", "dev.troupe.cluster.discovery", "dev.troupe.cluster.node", "dev.troupe.cluster.sharding", "dev.troupe.cluster.spi");
     }
 }

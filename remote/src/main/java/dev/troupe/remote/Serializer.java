@@ -85,6 +85,30 @@ public interface Serializer<T> {
     }
 
     /**
+     * For a fallback serializer: whether it may handle a class, asked once per class before it is
+     * bound. The default asks {@link #allows(String)}; a serializer that allows classes by what
+     * they are (they implement a marker interface) overrides it and {@link #decidesByClass()}.
+     *
+     * @param type the message class
+     * @return whether it is on this serializer's allow-list
+     */
+    default boolean allows(Class<?> type) {
+        return allows(type.getName());
+    }
+
+    /**
+     * For a fallback serializer: whether {@link #allows(Class)} may accept classes that
+     * {@link #allows(String)} does not, so a class a peer names must be loaded to decide. It is
+     * then loaded without being initialized (none of its code runs) and bound only if
+     * {@link #allows(Class)} accepts it.
+     *
+     * @return false by default
+     */
+    default boolean decidesByClass() {
+        return false;
+    }
+
+    /**
      * Helper for binary serializers: writes a ref held by a message as its 4-byte id (big-endian;
      * 0 for null), the layout the built-in serializers use.
      *

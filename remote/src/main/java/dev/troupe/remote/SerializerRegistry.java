@@ -130,7 +130,10 @@ public final class SerializerRegistry {
 
     /**
      * Resolves a class named by a peer's manifest, loading it only if it is registered or on a
-     * fallback's allow-list: a peer cannot make this node load arbitrary classes.
+     * fallback's allow-list, or (with a fallback that {@linkplain Serializer#decidesByClass()
+     * decides by class}, such as the marker serializers) loading it without initializing it and
+     * keeping it only if a fallback allows it: a peer cannot make this node run code of a class
+     * that is not allowed, nor bind one.
      *
      * @param className the name from the frame
      * @return the class, or null if it is not allowed or not found
@@ -141,8 +144,10 @@ public final class SerializerRegistry {
             return known;
         }
         for (int i = 0; i < fallbacks.size(); i++) {
-            if (fallbacks.get(i).allows(className)) {
+            final Serializer<Object> f = fallbacks.get(i);
+            if (f.allows(className) || f.decidesByClass()) {
                 try {
+                    // not initialized: none of its code runs unless a serializer allows it
                     final Class<?> c = Class.forName(className, false, classLoader());
                     return binding(c) != null ? c : null;
                 } catch (ClassNotFoundException | LinkageError e) {
@@ -236,7 +241,7 @@ public final class SerializerRegistry {
         }
         for (int i = 0; i < fallbacks.size(); i++) {
             final Serializer<Object> f = fallbacks.get(i);
-            if (f.allows(type.getName())) {
+            if (f.allows(type)) {
                 return new Binding(type, f);
             }
         }

@@ -74,6 +74,45 @@ class RemoteMessagingTest {
     }
 
     @Test
+    void messagesWhoseSizeSettlesAndThenChangesArriveWholeAndInOrder() {
+        // one telling thread (this one): its claim in the small lane learns the size messages take,
+        // becomes exactly that size after a run of equal ones, and must give way to a larger message
+        // (serialized again and copied), a smaller one, and sizes that vary every message
+        final RemoteTransport a = kit.node("alpha");
+        final RemoteTransport b = kit.node("beta");
+        final List<byte[]> received = new CopyOnWriteArrayList<>();
+        b.publish(b.system().spawn(Behaviors.<byte[]>receiveMessage(m -> {
+            received.add(m);
+            return Behaviors.same();
+        }), "bytes"), byte[].class);
+        final ActorRef<byte[]> bytes = a.actorRef(b.address() + "user/bytes", byte[].class);
+        final List<Integer> sizes = new java.util.ArrayList<>();
+        for (int run = 0; run < 3; run++) {
+            for (int i = 0; i < 40; i++) {
+                sizes.add(100); // settles: an exact claim
+            }
+            sizes.add(3000); // larger than the exact claim: a miss
+            for (int i = 0; i < 40; i++) {
+                sizes.add(100 + 37 * i % 900); // varying
+            }
+            sizes.add(20); // smaller than any claim
+        }
+        for (int i = 0; i < sizes.size(); i++) {
+            final byte[] m = new byte[sizes.get(i)];
+            java.util.Arrays.fill(m, (byte) i);
+            bytes.tell(m);
+        }
+        RemoteTestKit.await("every message delivered", Duration.ofSeconds(10), () -> received.size() == sizes.size());
+        for (int i = 0; i < sizes.size(); i++) {
+            final byte[] m = received.get(i);
+            assertThat(m).as("message " + i).hasSize(sizes.get(i));
+            for (byte x : m) {
+                assertThat(x).as("message " + i + " content").isEqualTo((byte) i);
+            }
+        }
+    }
+
+    @Test
     void aMessageLargerThanTheLargestFrameIsADeadLetterAndTheLargestOneArrives() {
         final RemoteTransport a = kit.node("alpha");
         final RemoteTransport b = kit.node("beta");

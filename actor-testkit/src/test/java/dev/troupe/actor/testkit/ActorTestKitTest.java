@@ -78,7 +78,8 @@ class ActorTestKitTest {
             .hasMessageContaining("still failing after PT0.15S")
             .hasMessageContaining("the condition");
         assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(Duration.ofMillis(150).toNanos());
-        assertThat(failures.get()).isGreaterThan(1);
+        // The retries themselves are proven above (four tries); how many fit in 150 ms depends on the machine's load.
+        assertThat(failures.get()).isPositive();
 
         // other exceptions are retried too, and reported as the cause
         assertThatThrownBy(() -> ActorTestKit.awaitAssert(Duration.ofMillis(20), () -> {

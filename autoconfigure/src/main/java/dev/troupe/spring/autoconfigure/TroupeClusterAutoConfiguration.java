@@ -29,6 +29,7 @@ import dev.troupe.spring.health.TroupeReadinessGroups;
 import dev.troupe.spring.metrics.TroupeMetrics;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.ApplicationContext;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -129,8 +130,9 @@ public class TroupeClusterAutoConfiguration {
          */
         @Bean
         @ConditionalOnMissingBean
-        SerializerRegistry troupeClusterSerializers() {
-            return ClusterSharding.registerSerializer(RemoteClusterTransport.registerSerializer(SerializerRegistry.builder())).build();
+        SerializerRegistry troupeClusterSerializers(ObjectProvider<TroupeRemoteProperties> remoteProperties, ApplicationContext context) {
+            return ClusterSharding.registerSerializer(RemoteClusterTransport.registerSerializer(
+                DefaultSerializers.builder(remoteProperties.getIfAvailable(), context.getClassLoader()))).build();
         }
 
         @Bean

@@ -42,6 +42,7 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.ConfigurationCondition;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.ApplicationContext;
 
 import javax.net.ssl.SSLException;
 
@@ -52,7 +53,9 @@ import javax.net.ssl.SSLException;
  * {@code troupe.remote.refs.*}, the {@code troupe.remote.*} meters, a
  * {@code troupeRemote} health indicator with the peers, and a {@code remote} section in
  * the {@code troupe} endpoint. A {@link SerializerRegistry} bean, if the application has
- * one, sets the serializers.
+ * one, sets the serializers; without one, the built-ins and (with Jackson 3 on the classpath, as
+ * the remote starter brings it) the marker serializers of {@code CborSerializable} and
+ * {@code JsonSerializable} messages ({@code troupe.remote.serialization.*}).
  */
 @AutoConfiguration(after = TroupeAutoConfiguration.class,
     afterName = "org.springframework.boot.testcontainers.service.connection.ServiceConnectionAutoConfiguration",
@@ -66,7 +69,8 @@ public class TroupeRemoteAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RemoteSettings troupeRemoteSettings(TroupeRemoteProperties p, ObjectProvider<SerializerRegistry> serializers,
-                                        ObjectProvider<SslBundles> sslBundles, ObjectProvider<TroupeConnectionDetails> connections) {
+                                        ObjectProvider<SslBundles> sslBundles, ObjectProvider<TroupeConnectionDetails> connections,
+                                        ApplicationContext context) {
         final RemoteSettings.Builder b = RemoteSettings.builder();
         configure(p, b);
         final String secret = secret(p, connections);
@@ -95,7 +99,8 @@ public class TroupeRemoteAutoConfiguration {
                     + "' cannot be used for TLS: " + e.getMessage(), null, e);
             }
         }
-        serializers.ifAvailable(b::serializers);
+        // the application's registry (or the cluster's), else the built-ins and the marker serializers
+        b.serializers(serializers.getIfAvailable(() -> DefaultSerializers.builder(p, context.getClassLoader()).build()));
         // an InvalidSettingException names the builder method; the failure analyzer maps it to the property
         return b.build();
     }

@@ -62,6 +62,8 @@ public class TroupeRemoteProperties implements Validator {
 
     private final Ssl ssl = new Ssl();
 
+    private final Serialization serialization = new Serialization();
+
     /**
      * Largest frame accepted or sent; bigger messages are refused before any allocation.
      */
@@ -269,6 +271,10 @@ public class TroupeRemoteProperties implements Validator {
 
     public Ssl getSsl() {
         return ssl;
+    }
+
+    public Serialization getSerialization() {
+        return serialization;
     }
 
     public DataSize getMaxFrameSize() {
@@ -601,6 +607,40 @@ public class TroupeRemoteProperties implements Validator {
     }
 
     /** Mutual TLS. */
+    public static class Serialization {
+
+        /**
+         * Whether the default serializer registry carries the Jackson marker serializers: CBOR
+         * for messages that implement dev.troupe.remote.CborSerializable, JSON for
+         * dev.troupe.remote.JsonSerializable. Needs jackson-databind and jackson-dataformat-cbor
+         * (the remote and cluster starters bring them). An application's own SerializerRegistry
+         * bean adds them with JacksonSerializer.registerMarkers(builder).
+         */
+        private boolean jacksonMarkers = true;
+
+        /**
+         * Packages (each with its sub-packages) whose message classes the CBOR marker serializer
+         * also allows without the marker interface. Every node needs the same list.
+         */
+        private List<String> allowedPackages = new ArrayList<>();
+
+        public boolean isJacksonMarkers() {
+            return jacksonMarkers;
+        }
+
+        public void setJacksonMarkers(boolean jacksonMarkers) {
+            this.jacksonMarkers = jacksonMarkers;
+        }
+
+        public List<String> getAllowedPackages() {
+            return allowedPackages;
+        }
+
+        public void setAllowedPackages(List<String> allowedPackages) {
+            this.allowedPackages = allowedPackages;
+        }
+    }
+
     public static class Ssl {
 
         /**

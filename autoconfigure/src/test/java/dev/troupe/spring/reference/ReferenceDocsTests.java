@@ -1,16 +1,37 @@
 package dev.troupe.spring.reference;
 
+import dev.troupe.actor.ActorRef;
+import dev.troupe.actor.AskPattern;
+import dev.troupe.actor.Behavior;
 import dev.troupe.actor.DeadLetterReason;
+import dev.troupe.spring.Counter;
+import dev.troupe.spring.TroupeActor;
+import dev.troupe.spring.autoconfigure.TroupeAutoConfiguration;
+import dev.troupe.spring.autoconfigure.TroupeMetricsAutoConfiguration;
 import dev.troupe.spring.metrics.TroupeMeter;
+import dev.troupe.spring.metrics.TroupeMetrics;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
@@ -69,6 +90,50 @@ class ReferenceDocsTests {
             .contains("| `troupe.dispatchers.*.type` |")
             .contains("| `troupe.remote.peers.*` |")
             .contains("| `management.health.troupe.enabled` |");
+    }
+
+    /**
+     * The other direction of "one source": a context with the meters on registers no {@code troupe.*}
+     * meter that the catalogue (and so the reference) lacks. The remote, cluster and sharding binders'
+     * meters are checked the same way where those tests bind them; every binder takes its names from
+     * {@link TroupeMeter}.
+     */
+    @Test
+    void runWithMetersShouldRegisterOnlyCataloguedMeters() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                SimpleMetricsExportAutoConfiguration.class, TroupeAutoConfiguration.class, TroupeMetricsAutoConfiguration.class))
+            .withPropertyValues("troupe.default-dispatcher.threads=1", "troupe.daemon-threads=true", "troupe.system-name=catalogued")
+            .withUserConfiguration(CounterActor.class)
+            .run(context -> {
+                @SuppressWarnings("unchecked")
+                final ActorRef<Counter.Command> counter = context.getBean("counterRef", ActorRef.class);
+                counter.tell(new Counter.Increment());
+                final Long count = AskPattern.ask(counter, Long.class, Counter.Get::new, Duration.ofSeconds(10))
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+                assertThat(count).isEqualTo(1L);
+                context.getBean(TroupeMetrics.class).refresh();
+                final Set<String> catalogue = new TreeSet<>();
+                for (TroupeMeter m : TroupeMeter.values()) {
+                    catalogue.add(m.meterName());
+                }
+                final Set<String> registered = new TreeSet<>();
+                for (Meter meter : context.getBean(MeterRegistry.class).getMeters()) {
+                    if (meter.getId().getName().startsWith("troupe.")) {
+                        registered.add(meter.getId().getName());
+                    }
+                }
+                assertThat(registered).isNotEmpty().isSubsetOf(catalogue);
+            });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CounterActor {
+        @Bean
+        @TroupeActor
+        Behavior<Counter.Command> counter() {
+            return Counter.create();
+        }
     }
 
     @Test

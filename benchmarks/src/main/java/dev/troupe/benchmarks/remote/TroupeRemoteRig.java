@@ -173,8 +173,28 @@ final class TroupeRemoteRig implements Rig {
             .bindHost("127.0.0.1")
             .bindPort(0)
             .secret("remote-ping-pong-benchmark-secret")
-            .serializers(SerializerRegistry.builder().register(Ping.class, PING).register(Pong.class, PONG).build())
+            .nativeTransport(Boolean.parseBoolean(System.getProperty("troupe.bench.nativeTransport", "true")))
+            .serializers(serializers())
             .build();
+    }
+
+    /**
+     * The hand-written binary serializers of Ping and Pong, or with
+     * {@code -Dtroupe.bench.serializer=cbor|json} the Jackson serializer of both (nothing written
+     * by hand), to measure what the convenience costs end to end.
+     */
+    private static SerializerRegistry serializers() {
+        final String chosen = System.getProperty("troupe.bench.serializer", "binary");
+        if (chosen.equals("binary")) {
+            return SerializerRegistry.builder().register(Ping.class, PING).register(Pong.class, PONG).build();
+        }
+        final dev.troupe.remote.jackson.JacksonSerializer.Builder jackson = dev.troupe.remote.jackson.JacksonSerializer.builder()
+            .allowClass(Ping.class).allowClass(Pong.class);
+        return SerializerRegistry.builder().fallback((switch (chosen) {
+            case "cbor" -> jackson.cbor();
+            case "json" -> jackson;
+            default -> throw new IllegalArgumentException("troupe.bench.serializer must be binary, cbor or json: " + chosen);
+        }).build()).build();
     }
 
     private static Behavior<Ping> echo() {

@@ -81,6 +81,7 @@ final class Association {
         this.inbound = new InboundConnections();
         this.drain = new OutboundDrain(this);
         this.ring = new OutboundRing(this, drain);
+        drain.attach(ring);
         this.memory = new PeerMemory(address, core.memory, ring, core.settings.maxPeerMemory());
         this.system = new SystemMessages(core.settings.maxUnackedSystemMessages(), core.settings.systemMessageResendInterval().toNanos(),
             memory);

@@ -138,7 +138,8 @@ final class FailureReports {
     void logNoSerializer(Class<?> type, ActorPath recipient) {
         if (due(lastNoSerializerLog)) {
             LOG.log(System.Logger.Level.WARNING, "no serializer handles " + type.getName() + " (a message to " + recipient
-                + "), so it went to dead letters as no-serializer: register one (SerializerRegistry.Builder.register("
+                + "), so it went to dead letters as no-serializer: mark it (implement dev.troupe.remote.CborSerializable, with"
+                + " JacksonSerializer.registerMarkers(builder) in the registry), register one (SerializerRegistry.Builder.register("
                 + type.getSimpleName() + ".class, ...)) or allow it in the JacksonSerializer fallback (JacksonSerializer.Builder"
                 + ".allowClass(\"" + type.getName() + "\") or allowPackage(\"" + type.getPackageName() + "\")); with the Spring Boot"
                 + " starter, in the SerializerRegistry bean; give every node the same serializers (further ones in the next 10 s not logged)");
@@ -151,7 +152,8 @@ final class FailureReports {
             final String c = LogText.escape(className);
             LOG.log(System.Logger.Level.WARNING, LogText.escape(peer) + " sends messages of class " + c + ", which no serializer of"
                 + " this node allows, so they go to dead letters (unknown-manifest) and the sender is told: if the class is yours,"
-                + " allow it here (JacksonSerializer.Builder.allowClass(\"" + c + "\") or allowPackage of its package, or"
+                + " allow it here (JacksonSerializer.registerMarkers for a marked class, JacksonSerializer.Builder"
+                + ".allowClass(\"" + c + "\") or allowPackage of its package, or"
                 + " SerializerRegistry.Builder.register; with the Spring Boot starter, in the SerializerRegistry bean)"
                 + " (further ones in the next 10 s not logged)");
         }

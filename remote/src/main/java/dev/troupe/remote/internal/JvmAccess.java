@@ -4,8 +4,6 @@ import dev.troupe.remote.MissingJvmOptionException;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 import java.nio.ByteBuffer;
 
@@ -14,8 +12,8 @@ import java.nio.ByteBuffer;
  *
  * <p>Agrona 2.x reaches {@code jdk.internal.misc.Unsafe} from the static initializer of its
  * {@code UnsafeApi}, which every buffer and ring buffer the transport uses goes through
- * ({@code UnsafeBuffer}, {@code ExpandableDirectByteBuffer}, {@code ManyToOneRingBuffer},
- * {@code BufferUtil}). Without the access that initializer throws {@code IllegalAccessError}
+ * ({@code UnsafeBuffer}, {@code ExpandableDirectByteBuffer}, and {@code BufferUtil}, which the
+ * outbound lanes' segments ({@link LaneSegment}) are made of). Without the access that initializer throws {@code IllegalAccessError}
  * once, and the JVM remembers the failed initialization: every later use of any of those classes,
  * on any thread (the I/O threads, a shutdown hook), fails with
  * {@code NoClassDefFoundError: Could not initialize class org.agrona...}, which reads as a JVM that
@@ -63,10 +61,19 @@ public final class JvmAccess {
         direct.putLongVolatile(0, 1L);
         final ExpandableDirectByteBuffer scratch = new ExpandableDirectByteBuffer(16);
         scratch.putInt(0, (int) direct.getLongVolatile(0));
-        final ManyToOneRingBuffer ring = new ManyToOneRingBuffer(
-            new UnsafeBuffer(ByteBuffer.allocateDirect(1024 + RingBufferDescriptor.TRAILER_LENGTH)));
-        if (!ring.write(1, scratch, 0, 4) || ring.read((type, buffer, index, length) -> { }) != 1) {
-            throw new IllegalStateException("Agrona's ring buffer did not hand back what was written to it");
+        final LaneSegment segment = new LaneSegment(1024, LaneSegment.FIRST_POSITION);
+        final long at = segment.claim(2 * LaneSegment.HEADER);
+        if (at < 0) {
+            throw new IllegalStateException("an empty outbound segment refused a claim");
         }
+        segment.buffer.putInt(segment.index(at) + LaneSegment.HEADER, scratch.getInt(0));
+        segment.commit(at, 2 * LaneSegment.HEADER, LaneSegment.HEADER + 4, 1);
+        final int index = segment.peek();
+        if (index < 0 || segment.buffer.getInt(index + LaneSegment.HEADER) != 1) {
+            throw new IllegalStateException("an outbound segment did not hand back what was written to it");
+        }
+        segment.consume(index);
+        segment.close();
+        segment.free();
     }
 }

@@ -4,10 +4,8 @@ import dev.troupe.actor.ActorPath;
 import dev.troupe.actor.DeadLetterReason;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.ControlledMessageHandler;
+import io.netty.channel.ChannelOutboundBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -16,21 +14,33 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The consumer side of an association's outbound ring, on its event loop: drains the records
- * telling threads wrote ({@link OutboundRing}) into the outbound connection in batches, one flush
- * per batch; drops, with their dead letters, the records that must not be sent (queued for another
- * incarnation, or past their expiry); and on a new connection re-advertises every compression id
- * ahead of anything else and hands the connection to the system messages.
+ * The consumer side of an association's outbound ring, on its event loop: drains the FAILURE
+ * notices and the records telling threads wrote into the lanes ({@link OutboundRing}) into the
+ * outbound connection in batches, one flush per batch; drops, with their dead letters, the
+ * records that must not be sent (queued for another incarnation, or past their expiry); and on a
+ * new connection re-advertises every compression id ahead of anything else and hands the
+ * connection to the system messages.
  *
  * <p>The path of a drain, straight: the wake-up ({@link #wake}, once per producer turn) schedules
- * one task; {@link #drain} reads the Agrona ring buffer directly, which calls {@link #onMessage} for
- * each record; each record is framed into the batch buffer, and the batch goes to the channel.
+ * one task; {@link #drain} takes the notices, then the small lane's records, and a large record
+ * only when the small lane is empty; each is framed into the batch buffer, and the batch goes to
+ * the channel.
+ *
+ * <h2>Size lanes</h2>
+ * Small frames go to the connection while it holds less than {@value #SMALL_CAP} bytes not yet
+ * written to the socket (the bound the connection's buffer had before the lanes); large frames
+ * only while it is writable, which its water marks set at {@value #LARGE_LOW} / {@value #LARGE_HIGH}
+ * bytes. So a small message waits behind at most about {@value #LARGE_HIGH} bytes of large frames
+ * in the connection (plus what the sockets hold), never behind every large frame queued; the large
+ * frames follow as fast as the socket takes them. The small lane is empty whenever a large record
+ * goes: an ADVERTISE, always in the small lane, is thus written before any large record that uses
+ * its id.
  *
  * <p>Threads: one pending-drain flag set by producers (CAS) and cleared by the drainer; everything
  * else is loop-confined, the counters single-writer and published with opaque stores for metrics.
  * A drain allocates nothing: the batch buffer is reused (see {@link #newBatch}).
  */
-final class OutboundDrain implements ControlledMessageHandler {
+final class OutboundDrain {
 
     private static final VarHandle DRAIN_SCHEDULED;
     private static final VarHandle MESSAGES_SENT;
@@ -47,17 +57,25 @@ final class OutboundDrain implements ControlledMessageHandler {
         }
     }
 
-    /** What {@link #onMessage} does with the records it reads. */
+    /** What {@link #take} does with the records it reads. */
     private static final int SEND = 0;
     private static final int EXPIRE = 1;
     private static final int DISCARD = 2;
+    /** {@link #take}: the record is still good, it waits (and so does everything behind it in its lane). */
+    private static final int KEEP = -1;
     /** Size of the batch buffer a drain frames records into. */
     private static final int BATCH_BUFFER = 64 * 1024;
-    /** Records read from the ring at a time, and at most per drain before yielding to other I/O. */
-    private static final int READ_LIMIT = 256;
+    /** Records at most per drain before yielding to other I/O. */
     private static final int BATCH_LIMIT = 4096;
+    /** Small frames stop while the connection holds this much not yet written to the socket. */
+    static final int SMALL_CAP = 2 * 1024 * 1024;
+    /** The outbound connection's write water marks: large frames go only while it is writable. */
+    static final int LARGE_LOW = 128 * 1024;
+    static final int LARGE_HIGH = 256 * 1024;
 
     private final Association association;
+    /** The producer side; set once by the association's constructor, before the association is published. */
+    private OutboundRing ring;
     private final Runnable drainTask = this::drain;
     /** {@link #wake}, deferred to the end of an actor's turn; one instance, compared by identity. */
     final Runnable wakeTask = this::wake;
@@ -69,8 +87,6 @@ final class OutboundDrain implements ControlledMessageHandler {
     private ByteBuf batch;
     /** The reusable batch buffer, see {@link #newBatch}. */
     private ByteBuf spare;
-    /** The ring's memory during a read, for copying a record without a view object. */
-    private ByteBuffer memory;
     private Channel out;
     private int drainedBatch;
     private int readMode;
@@ -78,6 +94,7 @@ final class OutboundDrain implements ControlledMessageHandler {
     private long readUid;
     private int readConsumed;
     private final UnsafeBuffer advertiseScratch = new UnsafeBuffer(new byte[0]);
+    private final UnsafeBuffer noticeView = new UnsafeBuffer(new byte[0]);
 
     // ---- counters
     @SuppressWarnings("unused")
@@ -87,6 +104,11 @@ final class OutboundDrain implements ControlledMessageHandler {
 
     OutboundDrain(Association association) {
         this.association = association;
+    }
+
+    /** The association's constructor hands over the ring this drain consumes (it needs the drain first). */
+    void attach(OutboundRing ring) {
+        this.ring = ring;
     }
 
     long messagesSent() {
@@ -123,7 +145,7 @@ final class OutboundDrain implements ControlledMessageHandler {
     // =====================================================================================
 
     private void drain() {
-        DRAIN_SCHEDULED.setVolatile(this, 0); // a full fence before reading the ring: see wake
+        DRAIN_SCHEDULED.setVolatile(this, 0); // a full fence before reading the lanes: see wake
         final Association a = association;
         if (a.isRemoved() && !a.revive()) {
             discardAll();
@@ -132,133 +154,253 @@ final class OutboundDrain implements ControlledMessageHandler {
         final Channel ch = a.connection.channel();
         if (ch == null || !ch.isActive()) {
             a.connection.start();
-            return; // records wait in the ring until the connection is ready
+            return; // records wait in the lanes until the connection is ready
         }
-        if (!ch.isWritable()) {
-            return; // resumed from channelWritabilityChanged
-        }
-        final ManyToOneRingBuffer r = a.ring.buffer();
-        if (r == null) {
-            return; // nothing was ever written
-        }
+        final OutboundRing r = ring;
+        final OutboundLane small = r.small;
+        final OutboundLane large = r.large;
+        small.noteBacklog();
+        large.noteBacklog();
         out = ch;
-        memory = r.buffer().byteBuffer();
         drainedBatch = 0;
         readMode = SEND;
         readNow = System.nanoTime();
         readUid = a.incarnation.uid();
-        int read;
-        do {
-            read = r.controlledRead(this, READ_LIMIT);
-        } while (read > 0 && drainedBatch < BATCH_LIMIT && ch.isWritable());
+        sendNotices();
+        boolean more = false;
+        while (true) {
+            int i;
+            while ((i = small.peek()) >= 0) {
+                if (drainedBatch >= BATCH_LIMIT || queued(ch) >= SMALL_CAP) {
+                    more = drainedBatch >= BATCH_LIMIT;
+                    break;
+                }
+                take(small, small.segment(), i);
+                small.consume();
+            }
+            if (i >= 0 || !small.isEmpty()) {
+                break; // small records wait (a limit, or one not committed yet): so does every large one
+            }
+            if (!ch.isWritable() || queued(ch) >= LARGE_HIGH) {
+                break; // resumed from channelWritabilityChanged
+            }
+            i = large.peek();
+            if (i < 0) {
+                break;
+            }
+            if (drainedBatch >= BATCH_LIMIT) {
+                more = true;
+                break;
+            }
+            final LaneSegment s = large.segment();
+            r.largeTaken(recipientOf(s, i));
+            take(large, s, i);
+            large.consume();
+        }
         flushBatch(ch);
         out = null;
         if (drainedBatch > 0) {
             a.touched(readNow);
         }
-        if (read > 0 && r.size() > 0) {
+        if (more) {
             wake(); // more left: yield to other I/O and come back
         }
     }
 
-    /** The heartbeat's safety net: nothing waits in the ring longer than a heartbeat interval (loop). */
-    void drainIfQueued() {
-        if (association.ring.size() > 0) {
-            drain();
-        }
+    /** @return bytes the connection holds that the socket has not taken yet, with the batch being built */
+    private int queued(Channel ch) {
+        final ChannelOutboundBuffer b = ch.unsafe().outboundBuffer();
+        final long pending = b == null ? 0 : b.totalPendingWriteBytes();
+        final ByteBuf o = batch;
+        return (int) Math.min(Integer.MAX_VALUE, pending + (o == null ? 0 : o.readableBytes()));
     }
 
     /**
-     * While the node is down, drops what would be sent too late (or to another incarnation)
-     * from the head of the ring, so the dead letters come when the bound is reached, not when
-     * the node is back. ADVERTISE records go too: a new connection re-advertises every id.
+     * The heartbeat's tick (loop): the drain's safety net (nothing waits in the lanes longer than a
+     * heartbeat interval), then the lanes' periodic check ({@link OutboundLane#trim}).
+     */
+    void drainIfQueued() {
+        if (ring.size() > 0) {
+            drain();
+        }
+        trim();
+    }
+
+    private void trim() {
+        ring.small.trim();
+        ring.large.trim();
+    }
+
+    /**
+     * The tick while the node is not connected (loop): drops what would be sent too late (or to
+     * another incarnation) from the head of each lane and the notices, so the dead letters come when
+     * the bound is reached, not when the node is back. ADVERTISE records go too: a new connection
+     * re-advertises every id. Then the lanes' periodic check.
      */
     void expireWhileDown(long now) {
-        final OutboundRing ring = association.ring;
-        final ManyToOneRingBuffer r = ring.buffer();
-        if (r == null || r.size() == 0) {
-            return;
-        }
         readMode = EXPIRE;
         readNow = now;
         readUid = association.incarnation.uid();
         readConsumed = 0;
-        while (r.controlledRead(this, READ_LIMIT) > 0) {
-            // continue until the head is a record that may still be sent
-        }
+        expireNotices(now);
+        expire(ring.small);
+        expire(ring.large);
         ring.uncount(readConsumed);
+        trim();
+    }
+
+    private void expire(OutboundLane lane) {
+        int i;
+        while ((i = lane.peek()) >= 0) {
+            final LaneSegment s = lane.segment();
+            final int rid = lane == ring.large ? recipientOf(s, i) : 0;
+            if (take(lane, s, i) == KEEP) {
+                return; // still good: it waits for the connection, and so does everything behind it
+            }
+            if (lane == ring.large) {
+                ring.largeTaken(rid);
+            }
+            lane.consume();
+        }
     }
 
     /** The association was removed and cannot come back: every record is a dead letter {@code unknown-recipient}. */
     private void discardAll() {
-        final ManyToOneRingBuffer r = association.ring.buffer();
-        if (r == null) {
-            return;
-        }
         readMode = DISCARD;
         readNow = System.nanoTime();
-        while (r.controlledRead(this, READ_LIMIT) > 0) {
-            // every record is dropped
+        while (ring.notices.peek() != null) {
+            ring.notices.remove();
+        }
+        int i;
+        while ((i = ring.small.peek()) >= 0) {
+            take(ring.small, ring.small.segment(), i);
+            ring.small.consume();
+        }
+        while ((i = ring.large.peek()) >= 0) {
+            final LaneSegment s = ring.large.segment();
+            ring.largeTaken(recipientOf(s, i));
+            take(ring.large, s, i);
+            ring.large.consume();
         }
     }
 
-    /** Ring record handler: frames a record into the batch buffer, or drops it with its reason. */
-    @Override
-    public Action onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
+    private void sendNotices() {
+        final FailureNotices n = ring.notices;
+        byte[] record;
+        while ((record = n.peek()) != null) {
+            final int type = n.type();
+            final long at = n.queuedAt();
+            n.remove();
+            if (readNow - at - association.core.settings.maxQueueTime().toNanos() > 0) {
+                continue; // waited too long: the peer's ask has long timed out
+            }
+            noticeView.wrap(record);
+            final int length = record.length;
+            int adverts = 0;
+            if ((type & OutboundRing.RECORD_ADVERTS) != 0) {
+                adverts = noticeView.getInt(length - 4, ByteOrder.BIG_ENDIAN);
+            }
+            final int body = length - (adverts == 0 ? 0 : adverts + 4);
+            appendAdverts(record, body, adverts);
+            appendFrame(Protocol.FAILURE, ByteBuffer.wrap(record, 0, body));
+        }
+    }
+
+    private void expireNotices(long now) {
+        final FailureNotices n = ring.notices;
+        final long maxAge = association.core.settings.maxQueueTime().toNanos();
+        while (n.peek() != null && now - n.queuedAt() - maxAge > 0) {
+            n.remove();
+        }
+    }
+
+    /** @return the recipient id of the USER record at {@code index} */
+    private static int recipientOf(LaneSegment s, int index) {
+        return s.buffer.getInt(index + LaneSegment.HEADER + OutboundRing.RECORD_BODY + Protocol.USER_RECIPIENT_OFFSET,
+            ByteOrder.BIG_ENDIAN);
+    }
+
+    /**
+     * Frames the record at {@code index} into the batch buffer, or drops it with its reason.
+     *
+     * @return {@link #KEEP} when, expiring, the record may still be sent; else 0
+     */
+    private int take(OutboundLane lane, LaneSegment s, int index) {
+        int type = s.type(index);
+        final UnsafeBuffer buffer = s.buffer;
+        final int start = index + LaneSegment.HEADER;
+        int length = s.length(index) - LaneSegment.HEADER;
         int adverts = 0;
         if ((type & OutboundRing.RECORD_ADVERTS) != 0) {
             // the ADVERTISE bodies of the ephemeral slots the record uses, after its body: they go
             // just ahead of its frame, or are dropped with it
             type &= ~OutboundRing.RECORD_ADVERTS;
-            adverts = buffer.getInt(index + length - 4, ByteOrder.BIG_ENDIAN);
+            adverts = buffer.getInt(start + length - 4, ByteOrder.BIG_ENDIAN);
             length -= adverts + 4;
         }
-        if (type == OutboundRing.RECORD_ADVERTISE || type == OutboundRing.RECORD_FAILURE) {
+        if (type == OutboundRing.RECORD_ADVERTISE) {
             if (readMode == SEND) {
-                appendAdverts(buffer, index + length, adverts);
-                appendFrame(type, index, length); // a failure notice that cannot go now is not kept
+                appendFrame(Protocol.ADVERTISE, s, start, length);
             }
-            return Action.CONTINUE;
+            return 0;
         }
         final boolean ask = type == OutboundRing.RECORD_USER_ASK;
-        final long uid = buffer.getLong(index + OutboundRing.RECORD_INCARNATION, ByteOrder.BIG_ENDIAN);
-        final long expiry = buffer.getLong(index + OutboundRing.RECORD_EXPIRY, ByteOrder.BIG_ENDIAN);
+        final long uid = buffer.getLong(start + OutboundRing.RECORD_INCARNATION, ByteOrder.BIG_ENDIAN);
+        final long expiry = buffer.getLong(start + OutboundRing.RECORD_EXPIRY, ByteOrder.BIG_ENDIAN);
         if (readMode == DISCARD) {
-            dropRecord(buffer, index, length, DeadLetterReason.UNKNOWN_RECIPIENT);
-            return Action.CONTINUE;
+            dropRecord(buffer, start, length, DeadLetterReason.UNKNOWN_RECIPIENT);
+            return 0;
         }
         if (uid != 0 && uid != readUid) {
-            dropRecord(buffer, index, length, DeadLetterReason.PEER_RESTARTED);
+            dropRecord(buffer, start, length, DeadLetterReason.PEER_RESTARTED);
             readConsumed++;
-            return Action.CONTINUE;
+            return 0;
         }
         if (readNow - expiry > 0) {
-            dropRecord(buffer, index, length, ask ? DeadLetterReason.ASK_EXPIRED : DeadLetterReason.OUTBOUND_EXPIRED);
+            dropRecord(buffer, start, length, ask ? DeadLetterReason.ASK_EXPIRED : DeadLetterReason.OUTBOUND_EXPIRED);
             readConsumed++;
-            return Action.CONTINUE;
+            return 0;
         }
         if (readMode == EXPIRE) {
-            return Action.ABORT; // still good: it waits for the connection, and so does everything behind it
+            return KEEP;
         }
-        appendAdverts(buffer, index + length, adverts);
-        appendFrame(Protocol.USER, index + OutboundRing.RECORD_BODY, length - OutboundRing.RECORD_BODY);
+        appendAdverts(s, start + length, adverts);
+        appendFrame(Protocol.USER, s, start + OutboundRing.RECORD_BODY, length - OutboundRing.RECORD_BODY);
         MESSAGES_SENT.setOpaque(this, (long) MESSAGES_SENT.getOpaque(this) + 1);
         drainedBatch++;
-        return Action.CONTINUE;
+        return 0;
     }
 
     /** Frames the {@code [int length][body]} ADVERTISE bodies a record carries. */
-    private void appendAdverts(MutableDirectBuffer buffer, int at, int total) {
+    private void appendAdverts(LaneSegment s, int at, int total) {
         final int end = at + total;
         while (at < end) {
-            final int n = buffer.getInt(at, ByteOrder.BIG_ENDIAN);
-            appendFrame(Protocol.ADVERTISE, at + 4, n);
+            final int n = s.buffer.getInt(at, ByteOrder.BIG_ENDIAN);
+            appendFrame(Protocol.ADVERTISE, s, at + 4, n);
             at += 4 + n;
         }
     }
 
-    private void appendFrame(int type, int index, int length) {
-        final int frame = Protocol.HEADER + length;
+    private void appendAdverts(byte[] record, int at, int total) {
+        final int end = at + total;
+        while (at < end) {
+            final int n = noticeView.getInt(at, ByteOrder.BIG_ENDIAN);
+            appendFrame(Protocol.ADVERTISE, ByteBuffer.wrap(record, at + 4, n));
+            at += 4 + n;
+        }
+    }
+
+    private void appendFrame(int type, LaneSegment s, int index, int length) {
+        // The segment's own ByteBuffer: position/limit are the consumer's alone (producers use
+        // absolute access), so no duplicate() is needed and nothing is allocated.
+        final ByteBuffer src = s.memory();
+        src.limit(index + length).position(index);
+        appendFrame(type, src);
+        src.clear();
+    }
+
+    private void appendFrame(int type, ByteBuffer body) {
+        final int frame = Protocol.HEADER + body.remaining();
         ByteBuf o = batch;
         if (o == null || o.writableBytes() < frame) {
             if (o != null) {
@@ -267,12 +409,7 @@ final class OutboundDrain implements ControlledMessageHandler {
             o = newBatch(frame);
             batch = o;
         }
-        // The ring's own ByteBuffer: position/limit are ours alone (Agrona uses absolute access),
-        // so no duplicate() is needed and nothing is allocated.
-        final ByteBuffer src = memory;
-        src.limit(index + length).position(index);
-        Frames.appendFrame(o, type, src);
-        src.clear();
+        Frames.appendFrame(o, type, body);
         BYTES_SENT.setOpaque(this, (long) BYTES_SENT.getOpaque(this) + frame);
     }
 
@@ -297,8 +434,7 @@ final class OutboundDrain implements ControlledMessageHandler {
     }
 
     /** A USER record that will not be sent: a dead letter naming its recipient and class (failure path, allocates). */
-    private void dropRecord(MutableDirectBuffer buffer, int index, int length, DeadLetterReason reason) {
-        final OutboundRing ring = association.ring;
+    private void dropRecord(UnsafeBuffer buffer, int index, int length, DeadLetterReason reason) {
         final int body = index + OutboundRing.RECORD_BODY;
         final int rid = buffer.getInt(body + Protocol.USER_RECIPIENT_OFFSET, ByteOrder.BIG_ENDIAN);
         final int sid = buffer.getInt(body + Protocol.USER_SERIALIZER_OFFSET, ByteOrder.BIG_ENDIAN);
@@ -307,7 +443,7 @@ final class OutboundDrain implements ControlledMessageHandler {
         try {
             recipient = ActorPath.parse(new String(ring.idText(rid), StandardCharsets.UTF_8));
         } catch (RuntimeException e) {
-            // keep the node's root
+            // keep the node's root (an ephemeral slot, or no text)
         }
         final String what = mid > 0 ? new String(ring.idText(mid), StandardCharsets.UTF_8) : "serializer " + sid;
         association.core.deadLetters.publish(new UndeliveredRemoteMessage(what,
@@ -333,7 +469,7 @@ final class OutboundDrain implements ControlledMessageHandler {
     /**
      * A new outbound connection completed its handshake: the far side's inbound tables are empty,
      * so every id is advertised first; then the system messages resume on it (renumbered from what
-     * the peer expects, see {@link SystemMessages#connected}), and what waits in the ring follows.
+     * the peer expects, see {@link SystemMessages#connected}), and what waits in the lanes follows.
      */
     void connected(Channel ch, long expectedSystemSeq, boolean newIncarnation) {
         readvertise(ch);
@@ -343,7 +479,6 @@ final class OutboundDrain implements ControlledMessageHandler {
     }
 
     private void readvertise(Channel ch) {
-        final OutboundRing ring = association.ring;
         final int n = ring.idCount();
         if (n == 0) {
             return;
@@ -367,21 +502,23 @@ final class OutboundDrain implements ControlledMessageHandler {
         }
     }
 
-    /** @return whether the ring is empty and its last batch handed to the channel */
+    /** @return whether the lanes and the notices are empty and the last batch handed to the channel */
     boolean drained() {
-        return association.ring.size() == 0 && batch == null;
+        return ring.size() == 0 && batch == null;
     }
 
-    /** The association is removed: the reusable batch buffer goes back to the pool. */
+    /** The association is removed (loop, the lanes empty): the reusable batch buffer and the lanes' memory go back. */
     void releaseSpare() {
         final ByteBuf s = spare;
         spare = null;
         if (s != null) {
             s.release();
         }
+        ring.small.release();
+        ring.large.release();
     }
 
-    /** Shutdown: the batch being built and the reusable one go back to the pool. */
+    /** Shutdown: the batch being built and the reusable one go back to the pool, and the lanes' memory. */
     void release() {
         connectionClosed();
         releaseSpare();

@@ -4,18 +4,18 @@ import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.ActorSystemSpi;
 import dev.troupe.actor.spi.PendingAsk;
+import dev.troupe.actor.spi.instrumentation.MessageContext;
 import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
 import dev.troupe.remote.PeerUnreachableException;
 import dev.troupe.remote.Serializer;
 import dev.troupe.remote.SerializerRegistry;
 import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.Int2IntHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -23,21 +23,43 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The producer side of one association: the outbound ring buffer that telling threads
- * serialize into, and the compression table (path and class-name ids) of this direction.
- * Many producers (any thread that tells a {@link RemoteActorRef} to this node), one consumer
- * (the association's {@link OutboundDrain}, which reads {@link #buffer()} on the event loop).
- * Producers never block: a full buffer, an exhausted queue while the node is down, or a full id
- * table sends the message to dead letters with its reason.
+ * The producer side of one association: the lanes that telling threads serialize into, the
+ * FAILURE notices waiting to go, and the compression table (path and class-name ids) of this
+ * direction. Many producers (any thread that tells a {@link RemoteActorRef} to this node), one
+ * consumer (the association's {@link OutboundDrain}). Producers never block: a full lane, an
+ * exhausted queue while the node is down, or a full id table sends the message to dead letters
+ * with its reason.
  *
  * <p>The path of a tell, straight: {@link RemoteActorRef#tell} calls {@link #send} on the ring its
  * binding holds; the ring reads the peer's incarnation (dead ref, closed, connected) from
- * {@link PeerIncarnation}'s volatile fields, starts the connection once, serializes into the
- * ring buffer and wakes the drainer once per actor turn ({@link OutboundDrain#wake}). Nothing on
- * the way calls back into the ring.
+ * {@link PeerIncarnation}'s volatile fields, starts the connection once, claims room in the small
+ * lane, serializes straight into it and commits the length written, and wakes the drainer once
+ * per actor turn ({@link OutboundDrain#wake}). Nothing on the way calls back into the ring.
+ *
+ * <h2>Two lanes</h2>
+ * Records of at most {@value #SMALL_RECORD} bytes go to the small lane, larger ones to the large
+ * lane ({@link OutboundLane} each); the drainer empties the small lane before it takes each large
+ * record, and keeps only a few large frames ahead in the connection, so a small message waits
+ * behind at most that, not behind every large frame queued. Order per recipient holds: while a
+ * large record to a recipient is queued, the small ones to it follow it in the large lane
+ * ({@link #largeQueuedFor}). Messages to temporary refs (the reply of an ask) are not held back so:
+ * an ask takes one reply. ADVERTISE records always go to the small lane, so they precede every
+ * record that uses their id.
+ *
+ * <h2>Straight into the lane</h2>
+ * A small message is serialized into a claim of the small lane through a bounded view of its
+ * memory (the claim's size learnt per thread, {@link Producer#claim}); the record's length is
+ * committed once written and the rest of the claim given back. A message that does not fit its
+ * claim (the view's bounds check throws), or whose serializer throws, is serialized again into
+ * the thread's scratch buffer and copied, as every large message is: that path gives the message's
+ * real outcome. Two rules keep the ids right: a record that could not claim before the ids it uses
+ * were advertised (an ADVERTISE claimed after its own claim, {@link #lastAdvertEnd}) is given up
+ * and written again behind it; with Agrona's bounds checks off (its system property) nothing is
+ * serialized in place.
  *
  * <h2>Ring records</h2>
- * A USER record carries two local fields ahead of the frame body; they never reach the wire:
+ * Each record is a {@link LaneSegment} record whose type is a {@code RECORD_*} type below. A USER
+ * record carries two local fields ahead of the frame body; they never reach the wire:
  * <pre>
  *   0                 8                 16
  *   +-----------------+-----------------+---------------------------------+
@@ -53,14 +75,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * record's expiry is the ask's deadline), and frames the rest.
  *
  * <h2>Memory</h2>
- * The ring ({@code outboundBufferSize} bytes of direct memory) is allocated by the first send,
- * not when the association is created, so peers this node only hears from, and addresses that
- * only appear inside messages, cost no buffer. Assignment of new ids takes a lock (once per
- * distinct ref or class); lookups are lock-free; the message path allocates nothing.
+ * The lanes hold no memory until their first record and give it back when idle; together they
+ * hold at most {@code outboundBufferSize} bytes of direct memory ({@link OutboundLane}). FAILURE
+ * notices never take a lane: they wait in {@link FailureNotices} (heap, bounded), so an association
+ * that only reports failures costs no direct memory. {@link #memoryBytes} says what the ring
+ * holds now. Assignment of new ids takes a lock (once per distinct ref or class); lookups are
+ * lock-free; the message path allocates nothing.
  */
 final class OutboundRing {
 
-    /** Record types (Agrona message type ids, local to this node). */
+    /** Record types (lane record types, local to this node). */
     static final int RECORD_USER = Protocol.USER;
     static final int RECORD_ADVERTISE = Protocol.ADVERTISE;
     /** A USER record whose message carries the reply-to ref of an ask: its expiry is the ask's. */
@@ -71,15 +95,28 @@ final class OutboundRing {
      * Or'ed into a USER or FAILURE record's type when it carries the ADVERTISE bodies of the
      * ephemeral slots it uses after its body ({@code [int length][body]}... then the int total):
      * the drainer writes those frames just ahead of the record's own, and a record dropped
-     * (expired, peer restarted, discarded) drops them with it. A slot is thus defined in the same
-     * record that uses it, whatever other producers put in the ring meanwhile: a later record that
-     * redefines the slot is behind it.
+     * (expired, peer restarted, discarded) drops them with it. A slot is thus defined just ahead of
+     * the frame that uses it, whatever other records are sent meanwhile.
      */
     static final int RECORD_ADVERTS = 0x200;
 
     static final int RECORD_INCARNATION = 0;
     static final int RECORD_EXPIRY = 8;
     static final int RECORD_BODY = 16;
+
+    /** The largest record (lane header included) the small lane takes. */
+    static final int SMALL_RECORD = 4096;
+    /** The first segment of each lane. */
+    static final int SMALL_INITIAL = 16 * 1024;
+    static final int LARGE_INITIAL = 64 * 1024;
+    /** A thread's first claim for a message serialized in place, and the smallest. */
+    private static final int MIN_CLAIM = 128;
+    /** A claim is halved after this many messages in a row that used at most an eighth of it. */
+    private static final int SHRINK_AFTER = 64;
+    /** The claim becomes exactly the size messages take after this many in a row took the same. */
+    private static final int EXACT_AFTER = 16;
+    /** With Agrona's bounds checks off a view cannot stop a serializer at the claim's end. */
+    private static final boolean IN_PLACE = UnsafeBuffer.SHOULD_BOUNDS_CHECK;
 
     /** Thrown from {@link #idOf} when the id cannot be assigned; preallocated, no stack trace. */
     static final class SendFailure extends RuntimeException {
@@ -112,6 +149,30 @@ final class OutboundRing {
      */
     private static final class Producer implements Serializer.RefWriter {
         final ExpandableDirectByteBuffer scratch = new ExpandableDirectByteBuffer(4096);
+        /** A bounded view of the claim a message is serialized into in place. */
+        final UnsafeBuffer slot = new UnsafeBuffer(0, 0);
+        final OutboundLane.Claim at = new OutboundLane.Claim();
+        /** The claim (lane header included) for the next message serialized in place: learnt, see {@link #fitted}. */
+        int claim = MIN_CLAIM;
+        /** Messages in a row that used at most an eighth of their claim. */
+        int small;
+        /** Messages still to serialize through the scratch buffer after one that needed more than the largest claim. */
+        int skip;
+        /** How many messages the next such miss skips (doubles at each, so misses cost ever less). */
+        int skipNext = 256;
+        /**
+         * Whether {@link #claim} is exactly the aligned size the last messages took. A commit then
+         * gives nothing back, and so makes no compare-and-set on the segment's tail: in the 1 KB
+         * one-way profile that give-back was most of the telling thread's own time (the locked
+         * instruction waits for the message's stores into the lane to drain).
+         */
+        boolean exact;
+        /** The aligned size of the last message serialized in place, and how many in a row took it. */
+        int lastAligned;
+        int same;
+        /** Messages before the claim may be exact again after an exact claim missed, and the next such wait (doubles). */
+        int exactHold;
+        int exactHoldNext = 256;
         /** The ring the message being serialized goes to. */
         OutboundRing ring;
         /** The ask whose reply-to ref the message being serialized carries, if any. */
@@ -157,22 +218,81 @@ final class OutboundRing {
             }
             return id;
         }
+
+        /** A message of {@code record} bytes was serialized in place: the claim follows what messages take. */
+        void fitted(int record) {
+            final int aligned = LaneSegment.align(record);
+            if (exact) {
+                if (aligned == claim) {
+                    return;
+                }
+                exact = false; // smaller now: an ordinary claim again, which the rule below shrinks
+            } else if (exactHold > 0) {
+                exactHold--;
+            } else if (aligned == lastAligned && aligned < claim) {
+                if (++same >= EXACT_AFTER) {
+                    same = 0;
+                    small = 0;
+                    exact = true;
+                    claim = aligned;
+                    return;
+                }
+            } else {
+                same = 0;
+            }
+            lastAligned = aligned;
+            if (record * 8 <= claim && claim > MIN_CLAIM) {
+                if (++small >= SHRINK_AFTER) {
+                    small = 0;
+                    claim >>= 1;
+                }
+            } else {
+                small = 0;
+            }
+        }
+
+        /** A message did not fit its claim (or its serializer threw in place). */
+        void missed() {
+            small = 0;
+            same = 0;
+            if (exact) {
+                // a message larger than the ones before: an ordinary claim again, and no exact one for
+                // a while (the wait doubles at each such miss, so misses stay rare however sizes vary)
+                exact = false;
+                claim = Math.min(SMALL_RECORD, OutboundLane.ceilingPowerOfTwo(2 * claim));
+                exactHold = exactHoldNext;
+                exactHoldNext = Math.min(exactHoldNext << 1, 1 << 16);
+                return;
+            }
+            if (claim < SMALL_RECORD) {
+                claim = Math.min(SMALL_RECORD, claim << 2);
+            } else {
+                skip = skipNext;
+                skipNext = Math.min(skipNext << 1, 1 << 16);
+            }
+        }
     }
 
     private static final ThreadLocal<Producer> PRODUCER = ThreadLocal.withInitial(Producer::new);
 
     private static final VarHandle QUEUED;
     private static final VarHandle NEXT_EPHEMERAL;
+    private static final VarHandle LAST_ADVERT_END;
 
     static {
         try {
             final MethodHandles.Lookup l = MethodHandles.lookup();
             QUEUED = l.findVarHandle(OutboundRing.class, "queuedWhileDown", int.class);
             NEXT_EPHEMERAL = l.findVarHandle(OutboundRing.class, "nextEphemeral", int.class);
+            LAST_ADVERT_END = l.findVarHandle(OutboundRing.class, "lastAdvertEnd", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
+
+    /** What {@link #writeInPlace} did. */
+    private static final int DONE = 0;
+    private static final int COPY = 1;
 
     private final String address;
     private final TransportCore core;
@@ -186,14 +306,26 @@ final class OutboundRing {
     /** {@link OutboundDrain#wake}, deferred to the end of an actor's turn; one instance, compared by identity. */
     private final Runnable wakeTask;
     private final SerializerRegistry serializers;
-    private final int capacity;
     private final int maxPayload;
     private final int maxIds;
     private final int maxQueued;
     private final long maxQueueNanos;
 
-    // ---- the ring, allocated by the first send (under idLock); read lock-free
-    private volatile ManyToOneRingBuffer ring;
+    // ---- the lanes and the notices
+    final OutboundLane.Budget budget;
+    final OutboundLane small;
+    final OutboundLane large;
+    final FailureNotices notices = new FailureNotices();
+    /**
+     * The end position (in the small lane) of the last ADVERTISE record committed: a record
+     * serialized in place at an earlier position may use the id it advertises, and is written again.
+     */
+    @SuppressWarnings("unused")
+    private volatile long lastAdvertEnd;
+    /** Recipient id to the large records queued for it (under its own monitor). */
+    private final Int2IntHashMap largeQueued = new Int2IntHashMap(0);
+    /** Their sum: 0 means no small message has to follow a large one (read on every tell). */
+    private volatile int largeQueuedTotal;
 
     /** Messages queued while the node was not connected; reset when it connects. */
     @SuppressWarnings("unused")
@@ -222,10 +354,14 @@ final class OutboundRing {
         this.spi = core.spi;
         this.instrumentation = core.spi.instrumentation();
         this.serializers = core.settings.serializers();
-        this.capacity = core.settings.outboundBufferSize();
-        // A frame body must fit the frame limit, and its ring record (the body and the local fields
-        // ahead of it) must fit the ring's largest record, an eighth of its capacity: with the
-        // smallest buffer allowed (8 x maxFrameSize) the second bound is 15 bytes below the first.
+        this.budget = new OutboundLane.Budget(core.settings.outboundBufferSize(), core.metrics);
+        this.small = new OutboundLane(budget, SMALL_INITIAL);
+        this.large = new OutboundLane(budget, LARGE_INITIAL);
+        // A frame body must fit the frame limit, and its record (the body and the local fields ahead of
+        // it) an eighth of the buffer, as when the ring was one Agrona ring: with the smallest buffer
+        // allowed (8 x maxFrameSize) the second bound is 15 bytes below the first. Such a record fits
+        // half of a quarter of the budget, which a large lane gets while the small one holds less
+        // than three quarters of it.
         this.maxPayload = Math.min(core.settings.maxFrameSize() - 1, core.settings.outboundBufferSize() / 8 - RECORD_BODY);
         this.maxIds = core.settings.maxCompressionEntries();
         this.maxQueued = core.settings.maxQueuedMessages();
@@ -237,7 +373,7 @@ final class OutboundRing {
     // =====================================================================================
 
     /**
-     * Serializes a user message into the ring. Never blocks; a failure goes to dead letters with
+     * Serializes a user message into a lane. Never blocks; a failure goes to dead letters with
      * its reason. Allocation-free once the recipient, the message class and any refs inside it
      * have been seen on this association.
      */
@@ -264,64 +400,131 @@ final class OutboundRing {
             return;
         }
         connection.start();
-        ManyToOneRingBuffer r = ring;
-        if (r == null) {
-            r = allocate();
-        }
-        final Producer producer = PRODUCER.get();
-        producer.advertsLength = 0;
-        write(peer, r, producer, recipient, b, binding, message, counted);
-    }
-
-    private void write(PeerIncarnation peer, ManyToOneRingBuffer r, Producer producer, RemoteActorRef<?> recipient,
-                       RemoteActorRef.Binding b, SerializerRegistry.Binding binding, Object message, boolean counted) {
-        final ExpandableDirectByteBuffer scratch = producer.scratch;
+        final Producer p = PRODUCER.get();
+        p.ring = this;
+        p.advertsLength = 0;
         final Serializer<Object> serializer = binding.serializer();
-        final int length;
-        producer.ask = null;
-        producer.ring = this;
+        final int rid;
+        final int manifest;
         try {
-            int rid = b.id;
-            if (rid == 0) {
+            int id = b.id;
+            if (id == 0) {
                 if (recipient.isTemporary()) {
                     // an ask's reply-to ref on the peer: a slot, not a table entry (never cached)
-                    rid = ephemeralId(recipient.pathUtf8());
+                    id = ephemeralId(p, recipient.pathUtf8());
                 } else {
-                    rid = assign(recipient, Protocol.KIND_ACTOR_PATH, recipient.pathUtf8());
-                    b.id = rid;
+                    id = assign(recipient, Protocol.KIND_ACTOR_PATH, recipient.pathUtf8());
+                    b.id = id;
                 }
             }
-            final int manifest = serializer.includeManifest() ? idOfClass(binding.type()) : 0;
-            scratch.putLong(RECORD_INCARNATION, peer.uid(), ByteOrder.BIG_ENDIAN);
-            scratch.putLong(RECORD_EXPIRY, core.coarseNanos() + maxQueueNanos, ByteOrder.BIG_ENDIAN);
-            Frames.encodeUserHeader(scratch, RECORD_BODY, rid, serializer.id(), manifest);
-            int payloadAt = RECORD_BODY + Protocol.USER_PAYLOAD_OFFSET;
-            final MessageInstrumentation mi = instrumentation;
-            if (mi != null) {
-                // tracing on: the message's propagation headers go in a header block ahead of the payload
-                payloadAt = RemoteHeaders.write(mi, recipient, message, scratch, RECORD_BODY, payloadAt);
-            }
-            int end = payloadAt + serializer.write(message, scratch, payloadAt, producer);
-            if (producer.ask != null) {
-                // the reply-to ref of an ask goes in a trailer too, so the receiving node can fail the
-                // ask at once if it cannot deliver the message (a FAILURE frame naming that ref)
-                final int flagsAt = RECORD_BODY + Protocol.USER_FLAGS_OFFSET;
-                scratch.putByte(flagsAt, (byte) (scratch.getByte(flagsAt) | Protocol.FLAG_ASK));
-                scratch.putInt(end, producer.askId, ByteOrder.BIG_ENDIAN);
-                end += Protocol.ASK_TRAILER;
-            }
-            length = end;
+            rid = id;
+            manifest = serializer.includeManifest() ? idOfClass(binding.type()) : 0;
         } catch (SendFailure f) {
             undoCount(counted);
             fail(message, recipient, f.reason);
             return;
+        }
+        // tracing on: the message's propagation headers, asked for once whatever path it takes
+        final MessageContext headers = instrumentation == null ? null : instrumentation.onSend(recipient, message);
+        // a large record to this recipient still queued: this message follows it in the large lane
+        final boolean behindLarge = (rid & Protocol.EPHEMERAL_ID) == 0 && largeQueuedFor(rid);
+        final int ridAdverts = p.advertsLength; // the recipient's own slot, taken above (0 for a table id)
+        if (IN_PLACE && !behindLarge) {
+            if (p.skip > 0) {
+                p.skip--;
+            } else if (writeInPlace(peer, p, recipient, serializer, message, rid, manifest, headers, counted, ridAdverts) == DONE) {
+                return;
+            }
+        }
+        writeCopied(peer, p, recipient, serializer, message, rid, manifest, headers, counted, behindLarge, ridAdverts);
+    }
+
+    /**
+     * Claims the thread's learnt size in the small lane and serializes there.
+     *
+     * @return {@link #DONE} (sent or dead-lettered), or {@link #COPY}: not written, the caller copies
+     */
+    private int writeInPlace(PeerIncarnation peer, Producer p, RemoteActorRef<?> recipient, Serializer<Object> serializer,
+                             Object message, int rid, int manifest, MessageContext headers, boolean counted, int ridAdverts) {
+        final OutboundLane.Claim at = p.at;
+        final int claim = p.claim;
+        if (!small.claim(at, claim)) {
+            undoCount(counted);
+            fail(message, recipient, DeadLetterReason.OUTBOUND_OVERFLOW);
+            return DONE;
+        }
+        final LaneSegment segment = at.segment;
+        final long position = at.position;
+        final UnsafeBuffer slot = p.slot;
+        slot.wrap(segment.address + segment.index(position) + LaneSegment.HEADER, claim - LaneSegment.HEADER);
+        int type;
+        int length;
+        try {
+            p.advertsLength = ridAdverts;
+            length = encode(peer, p, serializer, message, rid, manifest, headers, slot);
+            type = p.ask != null ? RECORD_USER_ASK : RECORD_USER;
+            if (p.advertsLength > 0) {
+                length = appendAdverts(p, slot, length);
+                type |= RECORD_ADVERTS;
+            }
         } catch (RuntimeException e) {
+            // too large for the claim (the view's bounds check) or the serializer failed: the copying
+            // path serializes it again and gives the message its real outcome
+            segment.abort(position, claim);
+            p.missed();
+            return COPY;
+        } catch (Error e) {
+            segment.abort(position, claim); // never leave a claim open: the lane would wait for it forever
+            throw e;
+        }
+        if ((long) LAST_ADVERT_END.getVolatile(this) > position) {
+            // an ADVERTISE went in behind this claim (a ref in the message new on this association, or
+            // another thread's new one): it must go out first, so the record is written again behind it
+            segment.abort(position, claim);
+            return COPY;
+        }
+        final PendingAsk ask = p.ask;
+        if (ask != null) {
+            p.ask = null;
+            if (!askCanGo(peer, ask, message, recipient, counted)) {
+                segment.abort(position, claim);
+                return DONE;
+            }
+            final long expiry = slot.getLong(RECORD_EXPIRY, ByteOrder.BIG_ENDIAN);
+            if (ask.deadlineNanos() - expiry < 0) {
+                slot.putLong(RECORD_EXPIRY, ask.deadlineNanos(), ByteOrder.BIG_ENDIAN);
+            }
+            peer.trackAsk(ask);
+        }
+        segment.commit(position, claim, LaneSegment.HEADER + length, type);
+        p.fitted(LaneSegment.HEADER + length);
+        wakeDrain();
+        return DONE;
+    }
+
+    /** Serializes into the thread's scratch buffer and copies the record into a lane (large messages, misses). */
+    private void writeCopied(PeerIncarnation peer, Producer p, RemoteActorRef<?> recipient, Serializer<Object> serializer,
+                             Object message, int rid, int manifest, MessageContext headers, boolean counted,
+                             boolean behindLarge, int ridAdverts) {
+        final ExpandableDirectByteBuffer scratch = p.scratch;
+        int length;
+        try {
+            p.advertsLength = ridAdverts;
+            length = encode(peer, p, serializer, message, rid, manifest, headers, scratch);
+        } catch (SendFailure f) {
+            p.ask = null;
+            undoCount(counted);
+            fail(message, recipient, f.reason);
+            return;
+        } catch (RuntimeException e) {
+            p.ask = null;
             undoCount(counted);
             core.failures.logSerializationFailure(message, recipient.path(), e);
             core.deadLetters.publish(message, recipient.path(), DeadLetterReason.SERIALIZATION_FAILED);
             return;
         }
         if (length - RECORD_BODY > maxPayload) {
+            p.ask = null;
             undoCount(counted);
             core.failures.logSerializationFailure(message, recipient.path(),
                 new IllegalArgumentException("serialized message of " + (length - RECORD_BODY) + " bytes exceeds the largest frame this node"
@@ -330,14 +533,10 @@ final class OutboundRing {
             return;
         }
         int type = RECORD_USER;
-        final PendingAsk ask = producer.ask;
+        final PendingAsk ask = p.ask;
         if (ask != null) {
-            producer.ask = null;
-            if (peer.isLost()) {
-                // the node that would answer is known to be gone: fail the ask now, send nothing
-                undoCount(counted);
-                ask.fail(new PeerUnreachableException(address, "declared lost"));
-                core.deadLetters.publish(message, recipient.path(), DeadLetterReason.UNKNOWN_RECIPIENT);
+            p.ask = null;
+            if (!askCanGo(peer, ask, message, recipient, counted)) {
                 return;
             }
             type = RECORD_USER_ASK;
@@ -345,20 +544,83 @@ final class OutboundRing {
             if (ask.deadlineNanos() - expiry < 0) {
                 scratch.putLong(RECORD_EXPIRY, ask.deadlineNanos(), ByteOrder.BIG_ENDIAN);
             }
-            peer.trackAsk(ask);
         }
-        final int recordLength = producer.advertsLength == 0 ? length : appendAdverts(producer, scratch, length);
-        if (recordLength != length) {
+        if (p.advertsLength > 0) {
+            length = appendAdverts(p, scratch, length);
             type |= RECORD_ADVERTS;
         }
-        if (!r.write(type, scratch, 0, recordLength)) {
+        final int record = LaneSegment.HEADER + length;
+        final boolean toLarge = behindLarge || record > SMALL_RECORD;
+        final OutboundLane lane = toLarge ? large : small;
+        final OutboundLane.Claim at = p.at;
+        final int claim = LaneSegment.align(record);
+        if (!lane.claim(at, claim)) {
             undoCount(counted);
             fail(message, recipient, DeadLetterReason.OUTBOUND_OVERFLOW);
             return;
         }
-        // From an actor's turn, the I/O thread is woken once when the turn ends, for everything the
-        // turn sent to this node: one drain and one write for a turn's worth of messages, where a
-        // wake-up per message let the drainer race the actor and send them a few at a time.
+        if (ask != null) {
+            peer.trackAsk(ask);
+        }
+        final LaneSegment segment = at.segment;
+        segment.buffer.putBytes(segment.index(at.position) + LaneSegment.HEADER, scratch, 0, length);
+        if (toLarge && (rid & Protocol.EPHEMERAL_ID) == 0) {
+            largeQueued(rid); // before the commit: the drainer counts it off once it has read the record
+        }
+        segment.commit(at.position, claim, record, type);
+        wakeDrain();
+    }
+
+    /**
+     * Writes a USER record (local fields, USER header, header block, payload, ask trailer) at 0.
+     *
+     * @return its length
+     */
+    private int encode(PeerIncarnation peer, Producer p, Serializer<Object> serializer, Object message, int rid, int manifest,
+                       MessageContext headers, MutableDirectBuffer dst) {
+        p.ask = null;
+        dst.putLong(RECORD_INCARNATION, peer.uid(), ByteOrder.BIG_ENDIAN);
+        dst.putLong(RECORD_EXPIRY, core.coarseNanos() + maxQueueNanos, ByteOrder.BIG_ENDIAN);
+        Frames.encodeUserHeader(dst, RECORD_BODY, rid, serializer.id(), manifest);
+        int payloadAt = RECORD_BODY + Protocol.USER_PAYLOAD_OFFSET;
+        if (headers != null && headers.size() > 0) {
+            final int n = RemoteHeaders.encode(dst, payloadAt, headers);
+            if (n > 0) {
+                final int flagsAt = RECORD_BODY + Protocol.USER_FLAGS_OFFSET;
+                dst.putByte(flagsAt, (byte) (dst.getByte(flagsAt) | Protocol.FLAG_HEADERS));
+                payloadAt += n;
+            }
+        }
+        int end = payloadAt + serializer.write(message, dst, payloadAt, p);
+        if (p.ask != null) {
+            // the reply-to ref of an ask goes in a trailer too, so the receiving node can fail the
+            // ask at once if it cannot deliver the message (a FAILURE frame naming that ref)
+            final int flagsAt = RECORD_BODY + Protocol.USER_FLAGS_OFFSET;
+            dst.putByte(flagsAt, (byte) (dst.getByte(flagsAt) | Protocol.FLAG_ASK));
+            dst.putInt(end, p.askId, ByteOrder.BIG_ENDIAN);
+            end += Protocol.ASK_TRAILER;
+        }
+        return end;
+    }
+
+    /** @return false (after failing the ask and dead-lettering the message) if the node the ask waits for is lost */
+    private boolean askCanGo(PeerIncarnation peer, PendingAsk ask, Object message, RemoteActorRef<?> recipient, boolean counted) {
+        if (peer.isLost()) {
+            // the node that would answer is known to be gone: fail the ask now, send nothing
+            undoCount(counted);
+            ask.fail(new PeerUnreachableException(address, "declared lost"));
+            core.deadLetters.publish(message, recipient.path(), DeadLetterReason.UNKNOWN_RECIPIENT);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * From an actor's turn, the drainer is woken once when the turn ends, for everything the turn
+     * sent to this node: one drain and one write for a turn's worth of messages, where a wake-up
+     * per message let the drainer race the actor and send them a few at a time.
+     */
+    private void wakeDrain() {
         if (!spi.runAtEndOfTurn(wakeTask)) {
             drain.wake();
         }
@@ -377,17 +639,42 @@ final class OutboundRing {
         core.deadLetters.publish(message, recipient.path(), reason);
     }
 
-    private ManyToOneRingBuffer allocate() {
-        synchronized (idLock) {
-            ManyToOneRingBuffer r = ring;
-            if (r == null) {
-                r = new ManyToOneRingBuffer(new UnsafeBuffer(ByteBuffer.allocateDirect(capacity + RingBufferDescriptor.TRAILER_LENGTH)));
-                core.metrics.outboundBufferAllocated(capacity);
-                ring = r;
-            }
-            return r;
+    // ---------------------------------------------------------------- order across the lanes
+
+    /** @return whether a large record to table id {@code rid} is queued (any thread; a lock only while large records are queued) */
+    private boolean largeQueuedFor(int rid) {
+        if (largeQueuedTotal == 0) {
+            return false;
+        }
+        synchronized (largeQueued) {
+            return largeQueued.get(rid) > 0;
         }
     }
+
+    private void largeQueued(int rid) {
+        synchronized (largeQueued) {
+            largeQueued.put(rid, largeQueued.get(rid) + 1);
+            largeQueuedTotal++;
+        }
+    }
+
+    /** The drainer took a large record for table id {@code rid} off the large lane (sent or dropped). */
+    void largeTaken(int rid) {
+        if ((rid & Protocol.EPHEMERAL_ID) != 0) {
+            return;
+        }
+        synchronized (largeQueued) {
+            final int n = largeQueued.get(rid) - 1;
+            if (n <= 0) {
+                largeQueued.remove(rid);
+            } else {
+                largeQueued.put(rid, n);
+            }
+            largeQueuedTotal--;
+        }
+    }
+
+    // ---------------------------------------------------------------- refs and ids
 
     /**
      * The id of a ref written into a message to this node (through the telling thread's
@@ -425,7 +712,10 @@ final class OutboundRing {
      * ask, as its temporary ref is; the buffers are reused.
      */
     private int ephemeralId(byte[] utf8) {
-        final Producer p = PRODUCER.get();
+        return ephemeralId(PRODUCER.get(), utf8);
+    }
+
+    private int ephemeralId(Producer p, byte[] utf8) {
         final int slot = (int) NEXT_EPHEMERAL.getAndAdd(this, 1) & (Protocol.EPHEMERAL_SLOTS - 1);
         final int id = Protocol.EPHEMERAL_ID | slot;
         final int at = p.advertsLength;
@@ -436,19 +726,20 @@ final class OutboundRing {
     }
 
     /** Appends the producer's ADVERTISE bodies and their total length after a record; @return the new length. */
-    private static int appendAdverts(Producer p, ExpandableDirectByteBuffer scratch, int length) {
+    private static int appendAdverts(Producer p, MutableDirectBuffer dst, int length) {
         final int n = p.advertsLength;
-        scratch.putBytes(length, p.adverts, 0, n);
-        scratch.putInt(length + n, n, ByteOrder.BIG_ENDIAN);
+        dst.putBytes(length, p.adverts, 0, n);
+        dst.putInt(length + n, n, ByteOrder.BIG_ENDIAN);
         p.advertsLength = 0;
         return length + n + 4;
     }
 
     /**
      * Tells the peer that one of its messages could not be delivered here (the failure path, on
-     * the I/O thread that found out; allocates). For a message sent with an ask, {@code askRef}
-     * (the ask's reply-to ref, a ref to the peer's node) is advertised if new and named in the
-     * notice, so the asker's ask fails at once. Nothing is sent if the buffer is full.
+     * the I/O thread that found out; allocates). The notice waits in {@link #notices}, never in a
+     * lane, so it costs no direct memory. For a message sent with an ask, {@code askRef} (the ask's
+     * reply-to ref, a ref to the peer's node) is named in the notice through an ephemeral slot
+     * advertised with it, so the asker's ask fails at once and the notice adds nothing to the id table.
      *
      * @param askRef the ask's reply-to ref, or null for a tell
      * @param reason one of the {@code Protocol.FAILURE_*} reasons
@@ -458,24 +749,18 @@ final class OutboundRing {
         if (incarnation.isClosed() || core.isShutdown()) {
             return false;
         }
-        connection.start();
-        ManyToOneRingBuffer r = ring;
-        if (r == null) {
-            r = allocate();
-        }
         final Producer p = PRODUCER.get();
         p.advertsLength = 0;
-        try {
-            final int askId = askRef == null ? 0 : idOfRef(askRef, Object.class);
-            final ExpandableDirectByteBuffer scratch = p.scratch;
-            final int n = Frames.encodeFailure(scratch, 0, reason, askId, recipient, messageType);
-            final int recordLength = p.advertsLength == 0 ? n : appendAdverts(p, scratch, n);
-            if (!r.write(recordLength == n ? RECORD_FAILURE : RECORD_FAILURE | RECORD_ADVERTS, scratch, 0, recordLength)) {
-                return false;
-            }
-        } catch (SendFailure f) {
+        final int askId = askRef instanceof RemoteActorRef ? ephemeralId(p, ((RemoteActorRef<?>) askRef).pathUtf8()) : 0;
+        final ExpandableDirectByteBuffer scratch = p.scratch;
+        final int n = Frames.encodeFailure(scratch, 0, reason, askId, recipient, messageType);
+        final int length = p.advertsLength == 0 ? n : appendAdverts(p, scratch, n);
+        final byte[] record = new byte[length];
+        scratch.getBytes(0, record);
+        if (!notices.offer(length == n ? RECORD_FAILURE : RECORD_FAILURE | RECORD_ADVERTS, record, core.coarseNanos())) {
             return false;
         }
+        connection.start();
         drain.wake();
         return true;
     }
@@ -489,8 +774,10 @@ final class OutboundRing {
     }
 
     /**
-     * Slow path, once per key: assigns the next id and writes its ADVERTISE record into the ring
-     * <em>before</em> publishing the id, so any message that uses the id is behind the record.
+     * Slow path, once per key: assigns the next id and writes its ADVERTISE record into the small
+     * lane <em>before</em> publishing the id, so any message that uses the id is behind the record
+     * (a message serialized in place checks {@link #lastAdvertEnd}; a large one goes out only once
+     * the small lane is empty, see {@link OutboundDrain}).
      */
     private int assign(Object key, int kind, byte[] utf8) {
         synchronized (idLock) {
@@ -502,15 +789,17 @@ final class OutboundRing {
                 throw TABLE_FULL;
             }
             final int id = idCount + 1;
-            final UnsafeBuffer record = new UnsafeBuffer(new byte[Frames.ADVERTISE_HEADER + utf8.length]);
-            final int n = Frames.encodeAdvertise(record, 0, id, kind, utf8);
-            ManyToOneRingBuffer r = ring;
-            if (r == null) {
-                r = allocate();
-            }
-            if (!r.write(RECORD_ADVERTISE, record, 0, n)) {
+            final int n = Frames.ADVERTISE_HEADER + utf8.length;
+            final OutboundLane.Claim at = new OutboundLane.Claim();
+            final int claim = LaneSegment.align(LaneSegment.HEADER + n);
+            if (claim > SMALL_RECORD || !small.claim(at, claim)) {
                 throw OVERFLOW;
             }
+            final LaneSegment segment = at.segment;
+            final UnsafeBuffer record = new UnsafeBuffer(segment.address + segment.index(at.position) + LaneSegment.HEADER, n);
+            Frames.encodeAdvertise(record, 0, id, kind, utf8);
+            segment.commit(at.position, claim, LaneSegment.HEADER + n, RECORD_ADVERTISE);
+            LAST_ADVERT_END.setVolatile(this, at.position + claim);
             byte[][] texts = idTexts;
             byte[] kinds = idKinds;
             if (id >= texts.length) {
@@ -528,13 +817,8 @@ final class OutboundRing {
     }
 
     // =====================================================================================
-    // Read by the consumer (the association's event loop) and by metrics
+    // Read by the consumer (the association's drain) and by metrics
     // =====================================================================================
-
-    /** @return the ring buffer for {@link OutboundDrain} to read, or null before the first send */
-    ManyToOneRingBuffer buffer() {
-        return ring;
-    }
 
     /** The node connected: the count bound on messages queued while it was down starts again. */
     void connected() {
@@ -549,10 +833,17 @@ final class OutboundRing {
         } while (q > 0 && !QUEUED.compareAndSet(this, q, Math.max(0, q - n)));
     }
 
-    /** @return bytes waiting (approximate) */
-    int size() {
-        final ManyToOneRingBuffer r = ring;
-        return r == null ? 0 : r.size();
+    /** @return bytes waiting (approximate): both lanes and the notices */
+    long size() {
+        return small.size() + large.size() + notices.bytes();
+    }
+
+    /**
+     * @return the bytes this ring holds now: the direct memory of its lanes' segments and the
+     *         heap bytes of its queued FAILURE notices (any thread)
+     */
+    long memoryBytes() {
+        return budget.allocated() + notices.bytes();
     }
 
     long overflows() {
@@ -571,11 +862,5 @@ final class OutboundRing {
 
     int idKind(int id) {
         return idKinds[id];
-    }
-
-    /** @return bytes of direct memory the ring's buffers hold now (0 before the first send) */
-    long memoryBytes() {
-        final ManyToOneRingBuffer r = ring;
-        return r == null ? 0 : r.buffer().capacity();
     }
 }

@@ -1,84 +1,137 @@
 package dev.troupe.remote.jackson;
 
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.remote.Serializer;
 import dev.troupe.remote.internal.FrameRejectedException;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
-import tools.jackson.core.JsonGenerator;
-import tools.jackson.core.JsonParser;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.StreamWriteConstraints;
 import tools.jackson.core.Version;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.DatabindContext;
-import tools.jackson.databind.DeserializationContext;
+import tools.jackson.databind.DefaultTyping;
 import tools.jackson.databind.JavaType;
-import tools.jackson.databind.SerializationContext;
-import tools.jackson.databind.ValueDeserializer;
-import tools.jackson.databind.ValueSerializer;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.cfg.MapperBuilder;
 import tools.jackson.databind.cfg.PackageVersion;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.jsontype.PolymorphicTypeValidator;
-import tools.jackson.databind.module.SimpleModule;
+import tools.jackson.databind.jsontype.impl.DefaultTypeResolverBuilder;
 
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
- * JSON via Jackson 3 for records and POJOs, for classes on an explicit allow-list only (exact
- * class names or package prefixes). Register it with
- * {@link dev.troupe.remote.SerializerRegistry.Builder#fallback}; classes with their own
- * serializer keep it. Frames carry the message's class name as a compressed manifest, and a
- * class name a peer sends is loaded only if this allow-list accepts it.
+ * Jackson 3 for records and POJOs, as JSON or CBOR, for an explicit allow-list only: exact
+ * classes, package prefixes, and marker interfaces (every class that implements
+ * {@link dev.troupe.remote.CborSerializable}, say). Register it with
+ * {@link dev.troupe.remote.SerializerRegistry.Builder#fallback}, or take the marker serializers
+ * in one call with {@link #registerMarkers};
+ * classes with their own serializer keep it. Frames carry the message's class name as a
+ * compressed manifest, and a class name a peer sends is used only if this allow-list accepts the
+ * class (for a marker, the class is loaded without being initialized and must implement it).
  *
- * <p>{@code ActorRef} fields are written as their compressed ref id (a JSON number) and resolve
- * back to a working ref on the receiving node, so a {@code replyTo} round-trips.
+ * <p>{@code ActorRef} fields are written as their compressed ref id (a number) through the
+ * transport's ref ids ({@link ActorRefModule}) and resolve back to a working ref on the
+ * receiving node, so a {@code replyTo} round-trips.
  *
- * <p>The allow-list also decides polymorphic type ids inside a message ({@code @JsonTypeInfo}
- * with class names): the mapper's {@link PolymorphicTypeValidator} accepts exactly the classes
- * {@link #allows} accepts, so a nested type id cannot name a class the allow-list refuses.
- * Default typing of a supplied mapper is turned off (the frame's manifest names the class).
+ * <p>Polymorphism: a property whose declared type is an interface or abstract class that is
+ * allowed (it extends a marker, or it is sealed and every permitted subtype is allowed) carries
+ * the class name of its value, so sealed hierarchies need no registration of their subtypes.
+ * Every type id, this one or one from a {@code @JsonTypeInfo} of the user's, is checked by the
+ * mapper's {@link PolymorphicTypeValidator}, which accepts exactly the classes {@link #allows}
+ * accepts (and loads a named class only without initializing it, to check): a nested type id
+ * cannot name a class the allow-list refuses. Default typing a configurer turns on is replaced.
  * A ref id inside a message that was never advertised is a protocol violation, not a bad
  * message: it closes the connection ({@code malformed-frame}) as for any other serializer.
- * Jackson 3.1.4 or later is required (earlier releases had an allow-list bypass in polymorphic
- * type handling); building this serializer with an older one fails with a message saying so.
+ *
+ * <p>Hostile input is bounded: nesting deeper than {@link Builder#maxNestingDepth} (default
+ * {@value #DEFAULT_MAX_NESTING_DEPTH}) and strings, names or a document longer than
+ * {@value #MAX_LENGTH} bytes (the largest frame a transport accepts) fail the message as
+ * {@code serialization-failed} before they cost a deep stack or a large buffer; the frame limit
+ * bounds the rest. Jackson 3.1.4 or later is required (earlier releases had an allow-list bypass
+ * in polymorphic type handling); building this serializer with an older one fails saying so.
  *
  * <p>Convenient rather than fast: Jackson allocates per message (parser, generator, fields).
- * Use a binary {@link Serializer} for hot message types.
+ * Use a binary {@link Serializer} for hot message types (docs/remote-benchmarks.md has both).
  */
 public final class JacksonSerializer implements Serializer<Object> {
 
-    /** The default id of this serializer. */
+    /** The default id of a JSON serializer. */
     public static final int DEFAULT_ID = 20;
+    /** The default id of a CBOR serializer. */
+    public static final int DEFAULT_CBOR_ID = 21;
+    /** The id of the JSON serializer for {@link dev.troupe.remote.JsonSerializable} messages. */
+    public static final int JSON_MARKER_ID = 22;
+    /** The id of the CBOR serializer for {@link dev.troupe.remote.CborSerializable} messages. */
+    public static final int CBOR_MARKER_ID = 23;
+    /** The default bound on nesting (objects and arrays inside each other). */
+    public static final int DEFAULT_MAX_NESTING_DEPTH = 100;
+    /** The longest string, property name or document read or written: the largest frame of any transport, 8 MiB. */
+    public static final int MAX_LENGTH = 8 << 20;
 
-    /** The ref context of the call in progress on this thread (set around each read/write). */
-    private static final ThreadLocal<Object[]> CURRENT = ThreadLocal.withInitial(() -> new Object[2]);
-
-    private final int id;
-    private final List<String> classes;
-    private final List<String> packages;
-    private final JsonMapper mapper;
+    /** Message formats. */
+    public enum Format {
+        /** JSON text. */
+        JSON,
+        /** CBOR (RFC 8949), binary: smaller and faster than JSON. Needs {@code tools.jackson.dataformat:jackson-dataformat-cbor}. */
+        CBOR
+    }
 
     /** The oldest jackson-databind this serializer accepts. */
     static final Version MINIMUM = new Version(3, 1, 4, null, "tools.jackson.core", "jackson-databind");
 
+    private final int id;
+    private final Format format;
+    private final List<String> classes;
+    private final List<String> packages;
+    private final List<Class<?>> markers;
+    private final ObjectMapper mapper;
+
     private JacksonSerializer(Builder b) {
         requireVersion(PackageVersion.VERSION);
-        this.id = b.id;
+        this.format = b.format;
+        this.id = b.id != 0 ? b.id : b.format == Format.CBOR ? DEFAULT_CBOR_ID : DEFAULT_ID;
         this.classes = List.copyOf(b.classes);
         this.packages = List.copyOf(b.packages);
-        if (classes.isEmpty() && packages.isEmpty()) {
-            throw new IllegalArgumentException("the Jackson serializer needs an allow-list: add classes or packages");
+        this.markers = List.copyOf(b.markers);
+        if (classes.isEmpty() && packages.isEmpty() && markers.isEmpty()) {
+            throw new IllegalArgumentException("the Jackson serializer needs an allow-list: add classes, packages or marker interfaces");
         }
-        final SimpleModule refs = new SimpleModule("troupe-actor-refs");
-        refs.addSerializer(ActorRef.class, new RefSerializer());
-        refs.addDeserializer(ActorRef.class, new RefDeserializer());
-        final JsonMapper.Builder mb = b.mapper != null ? b.mapper.rebuild() : JsonMapper.builder();
-        this.mapper = mb.addModule(refs)
-            .polymorphicTypeValidator(new AllowListValidator())
-            .deactivateDefaultTyping()
+        final StreamReadConstraints read = StreamReadConstraints.builder()
+            .maxNestingDepth(b.maxNestingDepth)
+            .maxStringLength(MAX_LENGTH)
+            .maxNameLength(MAX_LENGTH)
+            .maxDocumentLength(MAX_LENGTH)
             .build();
+        final StreamWriteConstraints write = StreamWriteConstraints.builder().maxNestingDepth(b.maxNestingDepth).build();
+        final MapperBuilder<?, ?> mb = b.format == Format.CBOR ? cbor(read, write)
+            : JsonMapper.builder(JsonFactory.builder().streamReadConstraints(read).streamWriteConstraints(write).build());
+        if (b.configurer != null) {
+            b.configurer.accept(mb);
+        }
+        final AllowListValidator validator = new AllowListValidator();
+        // after the configurer, so neither the validator nor the typing can be widened by it
+        this.mapper = mb.addModule(new ActorRefModule())
+            .polymorphicTypeValidator(validator)
+            .setDefaultTyping(new AllowedAbstractTyping(validator))
+            .build();
+    }
+
+    private static MapperBuilder<?, ?> cbor(StreamReadConstraints read, StreamWriteConstraints write) {
+        try {
+            return CborMappers.builder(read, write);
+        } catch (NoClassDefFoundError e) {
+            throw new IllegalStateException("the CBOR format needs tools.jackson.dataformat:jackson-dataformat-cbor on the"
+                + " classpath (the version of jackson-databind's, " + PackageVersion.VERSION + ")", e);
+        }
     }
 
     /**
@@ -93,9 +146,50 @@ public final class JacksonSerializer implements Serializer<Object> {
         }
     }
 
-    /** @return a builder */
+    /** @return a builder (JSON unless {@link Builder#cbor()}) */
     public static Builder builder() {
         return new Builder();
+    }
+
+    /** @return the JSON serializer (id {@value #JSON_MARKER_ID}) of every class that implements {@link dev.troupe.remote.JsonSerializable} */
+    public static JacksonSerializer jsonMarker() {
+        return builder().id(JSON_MARKER_ID).allowMarker(dev.troupe.remote.JsonSerializable.class).build();
+    }
+
+    /**
+     * @param packages further packages whose classes it allows (each with its sub-packages)
+     * @return the CBOR serializer (id {@value #CBOR_MARKER_ID}) of every class that implements
+     *         {@link dev.troupe.remote.CborSerializable} or sits in one of {@code packages}
+     */
+    public static JacksonSerializer cborMarker(String... packages) {
+        final Builder b = builder().cbor().id(CBOR_MARKER_ID).allowMarker(dev.troupe.remote.CborSerializable.class);
+        for (String p : packages) {
+            b.allowPackage(p);
+        }
+        return b.build();
+    }
+
+    /**
+     * Adds the Jackson serializers of the marker interfaces to a registry under construction, the
+     * one call that lets messages go without serializers written by hand: CBOR (id
+     * {@value #CBOR_MARKER_ID}) for every class that implements
+     * {@link dev.troupe.remote.CborSerializable} or sits in one of {@code packages}, and JSON (id
+     * {@value #JSON_MARKER_ID}) for every class that implements
+     * {@link dev.troupe.remote.JsonSerializable}. Classes registered exactly keep their
+     * serializer; every other class is still refused. Every node needs the same.
+     *
+     * <pre>{@code
+     * SerializerRegistry registry = JacksonSerializer.registerMarkers(SerializerRegistry.builder()).build();
+     * }</pre>
+     *
+     * @param builder the registry builder
+     * @param packages further packages whose classes go as CBOR (each with its sub-packages)
+     * @return the builder
+     * @throws IllegalStateException if {@code tools.jackson.dataformat:jackson-dataformat-cbor} is not on the classpath
+     */
+    public static dev.troupe.remote.SerializerRegistry.Builder registerMarkers(dev.troupe.remote.SerializerRegistry.Builder builder,
+                                                                              String... packages) {
+        return builder.fallback(cborMarker(packages)).fallback(jsonMarker());
     }
 
     @Override
@@ -103,11 +197,17 @@ public final class JacksonSerializer implements Serializer<Object> {
         return id;
     }
 
+    /** @return the format of the bytes */
+    public Format format() {
+        return format;
+    }
+
     @Override
     public boolean includeManifest() {
         return true;
     }
 
+    /** {@inheritDoc} By name: an allowed class or a class of an allowed package (markers need the class: {@link #allows(Class)}). */
     @Override
     public boolean allows(String className) {
         if (classes.contains(className)) {
@@ -122,9 +222,31 @@ public final class JacksonSerializer implements Serializer<Object> {
         return false;
     }
 
+    /** {@inheritDoc} Allowed by name, or implements one of the marker interfaces. */
+    @Override
+    public boolean allows(Class<?> type) {
+        if (allows(type.getName())) {
+            return true;
+        }
+        for (int i = 0; i < markers.size(); i++) {
+            if (markers.get(i).isAssignableFrom(type)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public boolean decidesByClass() {
+        return !markers.isEmpty();
+    }
+
     @Override
     public int write(Object message, MutableDirectBuffer buffer, int offset, RefWriter refs) {
-        final Object[] ctx = CURRENT.get();
+        if (!allows(message.getClass())) {
+            throw refused(message.getClass());
+        }
+        final Object[] ctx = ActorRefModule.CURRENT.get();
         final Object previous = ctx[0];
         ctx[0] = refs;
         try {
@@ -138,7 +260,10 @@ public final class JacksonSerializer implements Serializer<Object> {
 
     @Override
     public Object read(DirectBuffer buffer, int offset, int length, Class<?> type, RefResolver refs) {
-        final Object[] ctx = CURRENT.get();
+        if (type == null || !allows(type)) {
+            throw refused(type);
+        }
+        final Object[] ctx = ActorRefModule.CURRENT.get();
         final Object previous = ctx[1];
         ctx[1] = refs;
         try {
@@ -157,19 +282,31 @@ public final class JacksonSerializer implements Serializer<Object> {
         }
     }
 
+    private IllegalArgumentException refused(Class<?> type) {
+        return new IllegalArgumentException((type == null ? "a message without a class" : type.getName())
+            + " is not allowed by " + this + ": implement "
+            + (markers.isEmpty() ? "a marker interface" : markers.get(0).getName())
+            + " or allow its package; Java serialization is never used");
+    }
+
     /**
-     * {@inheritDoc} Jackson is asked to build the class from an empty JSON object: a class without
+     * {@inheritDoc} Jackson is asked to build the class from an empty object: a class without
      * a creator it can use (no record, no no-argument constructor, no {@code @JsonCreator}, or an
      * ambiguous one) fails with "cannot construct instance" whatever the bytes, which is reported;
      * failures that depend on the content (a missing primitive, a missing type id) are not.
      */
     @Override
     public String readProblem(Class<?> type) {
-        if (!allows(type.getName())) {
+        if (!allows(type)) {
             return null;
         }
         try {
-            mapper.readValue("{}", type);
+            // an empty object in this serializer's format: JSON text, or the CBOR map of no entries
+            if (format == Format.CBOR) {
+                mapper.readValue(new byte[] {(byte) 0xA0}, type);
+            } else {
+                mapper.readValue("{}", type);
+            }
             return null;
         } catch (tools.jackson.databind.exc.InvalidDefinitionException e) {
             return firstLine(e);
@@ -189,22 +326,51 @@ public final class JacksonSerializer implements Serializer<Object> {
 
     @Override
     public String toString() {
-        return "JacksonSerializer(id " + id + ", classes " + classes + ", packages " + packages + ")";
+        final StringBuilder s = new StringBuilder("JacksonSerializer(").append(format).append(", id ").append(id);
+        if (!markers.isEmpty()) {
+            s.append(", markers ").append(markers.stream().map(Class::getName).toList());
+        }
+        if (!classes.isEmpty()) {
+            s.append(", classes ").append(classes);
+        }
+        if (!packages.isEmpty()) {
+            s.append(", packages ").append(packages);
+        }
+        return s.append(')').toString();
     }
 
     /** Builds a {@link JacksonSerializer}. */
     public static final class Builder {
-        private int id = DEFAULT_ID;
+        private int id;
+        private Format format = Format.JSON;
         private final List<String> classes = new ArrayList<>();
         private final List<String> packages = new ArrayList<>();
-        private JsonMapper mapper;
+        private final List<Class<?>> markers = new ArrayList<>();
+        private int maxNestingDepth = DEFAULT_MAX_NESTING_DEPTH;
+        private Consumer<MapperBuilder<?, ?>> configurer;
 
         private Builder() {
         }
 
-        /** @param serializerId the stable id (default {@value #DEFAULT_ID}) @return this */
+        /**
+         * @param serializerId the stable id (default {@value #DEFAULT_ID} for JSON,
+         *                     {@value #DEFAULT_CBOR_ID} for CBOR)
+         * @return this
+         */
         public Builder id(int serializerId) {
             this.id = serializerId;
+            return this;
+        }
+
+        /** @return this, writing CBOR instead of JSON (needs {@code tools.jackson.dataformat:jackson-dataformat-cbor}) */
+        public Builder cbor() {
+            this.format = Format.CBOR;
+            return this;
+        }
+
+        /** @param messageFormat JSON (the default) or CBOR @return this */
+        public Builder format(Format messageFormat) {
+            this.format = Objects.requireNonNull(messageFormat);
             return this;
         }
 
@@ -229,9 +395,37 @@ public final class JacksonSerializer implements Serializer<Object> {
             return this;
         }
 
-        /** @param base a mapper whose configuration to start from @return this */
-        public Builder mapper(JsonMapper base) {
-            this.mapper = base;
+        /**
+         * @param marker an interface: every class that implements it is allowed (and every
+         *               abstract type that extends it carries type ids)
+         * @return this
+         */
+        public Builder allowMarker(Class<?> marker) {
+            if (!marker.isInterface()) {
+                throw new IllegalArgumentException("a marker must be an interface: " + marker.getName());
+            }
+            markers.add(marker);
+            return this;
+        }
+
+        /** @param depth the deepest nesting of objects and arrays read or written (default {@value #DEFAULT_MAX_NESTING_DEPTH}) @return this */
+        public Builder maxNestingDepth(int depth) {
+            if (depth < 1) {
+                throw new IllegalArgumentException("the nesting depth must be at least 1: " + depth);
+            }
+            this.maxNestingDepth = depth;
+            return this;
+        }
+
+        /**
+         * Configures the mapper beyond the defaults (modules, features). The serializer keeps its
+         * own stream constraints, ref module, type validator and typing, applied after this.
+         *
+         * @param mapperConfigurer called once with the mapper's builder
+         * @return this
+         */
+        public Builder configure(Consumer<MapperBuilder<?, ?>> mapperConfigurer) {
+            this.configurer = mapperConfigurer;
             return this;
         }
 
@@ -241,7 +435,22 @@ public final class JacksonSerializer implements Serializer<Object> {
         }
     }
 
-    /** Polymorphic type ids are allowed exactly when the allow-list allows the class they name. */
+    private boolean allowsAbstract(Class<?> type, int depth) {
+        if (allows(type)) {
+            return true;
+        }
+        if (!type.isSealed() || depth > 16) {
+            return false;
+        }
+        for (Class<?> sub : type.getPermittedSubclasses()) {
+            if (!allowsAbstract(sub, depth + 1)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Type ids are allowed exactly when the allow-list allows the class they name. */
     private final class AllowListValidator extends PolymorphicTypeValidator.Base {
         private static final long serialVersionUID = 1L;
 
@@ -252,63 +461,66 @@ public final class JacksonSerializer implements Serializer<Object> {
 
         @Override
         public Validity validateSubClassName(DatabindContext ctxt, JavaType baseType, String subClassName) {
-            return allows(subClassName) ? Validity.ALLOWED : Validity.DENIED;
+            if (allows(subClassName)) {
+                return Validity.ALLOWED;
+            }
+            if (markers.isEmpty()) {
+                return Validity.DENIED;
+            }
+            // a marker needs the class: load it without initializing it (no code of it runs) and check
+            try {
+                final Class<?> c = Class.forName(subClassName, false, classLoader());
+                return baseType.getRawClass().isAssignableFrom(c) && allows(c) ? Validity.ALLOWED : Validity.DENIED;
+            } catch (ClassNotFoundException | LinkageError e) {
+                return Validity.DENIED;
+            }
         }
 
         @Override
         public Validity validateSubType(DatabindContext ctxt, JavaType baseType, JavaType subType) {
-            return allows(subType.getRawClass().getName()) ? Validity.ALLOWED : Validity.DENIED;
+            return allows(subType.getRawClass()) ? Validity.ALLOWED : Validity.DENIED;
         }
+    }
+
+    private static ClassLoader classLoader() {
+        final ClassLoader tccl = Thread.currentThread().getContextClassLoader();
+        return tccl != null ? tccl : JacksonSerializer.class.getClassLoader();
     }
 
     /**
-     * Writes a ref as its id. Contextual: a field declared {@code ActorRef<Pong>} writes its ref
-     * with {@code Pong.class}, so a local ref sent out accepts only that class back.
+     * Type ids (the class name, property {@code @type}) for properties whose declared type is
+     * abstract and allowed: a marked interface, or a sealed one whose subtypes are all allowed.
+     * Concrete types carry none: the frame's manifest names the message's class.
      */
-    @SuppressWarnings("rawtypes")
-    private static final class RefSerializer extends ValueSerializer<ActorRef> {
-        private final Class<?> messageType;
+    private final class AllowedAbstractTyping extends DefaultTypeResolverBuilder {
+        private static final long serialVersionUID = 1L;
 
-        RefSerializer() {
-            this(Object.class);
+        AllowedAbstractTyping(PolymorphicTypeValidator validator) {
+            super(validator, DefaultTyping.NON_FINAL, JsonTypeInfo.As.PROPERTY, JsonTypeInfo.Id.CLASS, "@type");
         }
 
-        RefSerializer(Class<?> messageType) {
-            this.messageType = messageType;
-        }
-
-        @Override
-        public ValueSerializer<?> createContextual(SerializationContext ctxt, tools.jackson.databind.BeanProperty property) {
-            if (property == null) {
-                return this;
-            }
-            final JavaType t = property.getType().containedTypeOrUnknown(0);
-            final Class<?> c = t == null ? Object.class : t.getRawClass();
-            return c == null || c == Object.class || c == messageType ? this : new RefSerializer(c);
+        private AllowedAbstractTyping(AllowedAbstractTyping base, Class<?> defaultImpl) {
+            super(base, defaultImpl);
         }
 
         @Override
-        public void serialize(ActorRef value, JsonGenerator gen, SerializationContext ctxt) {
-            final RefWriter w = (RefWriter) CURRENT.get()[0];
-            if (w == null) {
-                throw new IllegalStateException("ActorRef can only be written by the Troupe transport");
+        public DefaultTypeResolverBuilder withDefaultImpl(Class<?> defaultImpl) {
+            return new AllowedAbstractTyping(this, defaultImpl); // keep this class's useForType
+        }
+
+        @Override
+        public boolean useForType(JavaType t) {
+            JavaType type = t;
+            while (type.isArrayType() || type.isReferenceType()) {
+                type = type.isArrayType() ? type.getContentType() : type.getReferencedType();
             }
-            gen.writeNumber(w.idOf(value, messageType));
+            final Class<?> c = type.getRawClass();
+            return (c.isInterface() || Modifier.isAbstract(c.getModifiers())) && !c.isPrimitive() && !type.isContainerType()
+                && !ActorRef.class.isAssignableFrom(c) && allowsAbstract(c, 0);
         }
     }
 
-    @SuppressWarnings("rawtypes")
-    private static final class RefDeserializer extends ValueDeserializer<ActorRef> {
-        @Override
-        public ActorRef deserialize(JsonParser p, DeserializationContext ctxt) {
-            final RefResolver r = (RefResolver) CURRENT.get()[1];
-            if (r == null) {
-                throw new IllegalStateException("ActorRef can only be read by the Troupe transport");
-            }
-            return r.resolve(p.getIntValue());
-        }
-    }
-
+    /** The transport's buffer as an {@link OutputStream}, written by offset. */
     private static final class BufferOutput extends OutputStream {
         private final MutableDirectBuffer buffer;
         int position;
@@ -330,6 +542,7 @@ public final class JacksonSerializer implements Serializer<Object> {
         }
     }
 
+    /** The payload in the transport's buffer as an {@link InputStream}, bounded by its length. */
     private static final class BufferInput extends InputStream {
         private final DirectBuffer buffer;
         private int position;

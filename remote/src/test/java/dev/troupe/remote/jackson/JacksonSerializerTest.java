@@ -6,7 +6,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import tools.jackson.core.Version;
 import tools.jackson.databind.DefaultTyping;
-import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.jsontype.BasicPolymorphicTypeValidator;
 
 import java.nio.charset.StandardCharsets;
@@ -49,11 +48,11 @@ class JacksonSerializerTest {
     }
 
     @Test
-    void aSuppliedMapperWithPermissiveDefaultTypingCannotWidenTheAllowList() {
-        final JsonMapper permissive = JsonMapper.builder()
-            .activateDefaultTyping(BasicPolymorphicTypeValidator.builder().allowIfSubType(Object.class).build(), DefaultTyping.NON_FINAL)
-            .build();
-        final JacksonSerializer s = JacksonSerializer.builder().mapper(permissive).allowPackage("dev.troupe.remote.json").build();
+    void aConfigurerThatTurnsOnPermissiveDefaultTypingCannotWidenTheAllowList() {
+        final JacksonSerializer s = JacksonSerializer.builder()
+            .configure(b -> b.activateDefaultTyping(BasicPolymorphicTypeValidator.builder().allowIfSubType(Object.class).build(),
+                DefaultTyping.NON_FINAL))
+            .allowPackage("dev.troupe.remote.json").build();
         assertThrows(RuntimeException.class,
             () -> read(s, "{\"payload\":{\"@class\":\"java.util.concurrent.atomic.AtomicLong\",\"value\":5}}", Envelope.class));
         // and the default typing is off: plain JSON of an allowed record still reads

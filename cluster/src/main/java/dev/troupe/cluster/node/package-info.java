@@ -1,0 +1,4 @@
+/**
+ * A cluster node in one call for plain-Java applications: {@link dev.troupe.cluster.node.TroupeNode}.
+ */
+package dev.troupe.cluster.node;

@@ -1,0 +1,5 @@
+package dev.troupe.remote.markers;
+
+/** Neither marked nor in an allowed package: refused. */
+public record Unmarked(String text) {
+}
