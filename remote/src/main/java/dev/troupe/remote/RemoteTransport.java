@@ -159,8 +159,10 @@ public final class RemoteTransport implements AutoCloseable {
     /**
      * Opens an association to a node ahead of any message: connects now, and keeps reconnecting
      * with backoff as any association does, so {@link AssociationListener}s hear
-     * {@link AssociationEvent.Connected} or {@link AssociationEvent.ConnectFailed}. Idempotent;
-     * nothing is sent but the handshake and heartbeats. Within {@code maxAssociations}; beyond it
+     * {@link AssociationEvent.Connected} or {@link AssociationEvent.ConnectFailed}. Idempotent
+     * while connected or while an attempt is under way; on an association waiting out its
+     * reconnect backoff it dials now (the backoff itself goes on growing if that dial fails too). Nothing is
+     * sent but the handshake and heartbeats. Within {@code maxAssociations}; beyond it
      * the call does nothing and {@code association-limit} is counted.
      *
      * @param node the node's address, {@code troupe://system@host:port/} (a path under it works too)

@@ -49,6 +49,8 @@ final class PeerConnection {
     private int backoffAttempt;
     private boolean closing;
     private ScheduledFuture<?> tick;
+    /** The reconnect waiting out its backoff, cancelled when a dial goes out before it ({@link #dialNow}). */
+    private ScheduledFuture<?> retry;
     /**
      * {@link #channel} stayed open when the failure detector declared the node lost (see
      * {@link PeerIncarnation#nodeLost}); implies that the incarnation is lost. Heartbeat replies on
@@ -141,6 +143,10 @@ final class PeerConnection {
         if (closing || connecting || channel != null || association.isRemoved()) {
             return;
         }
+        if (retry != null) {
+            retry.cancel(false); // this dial is the retry (or goes before it): one attempt at a time
+            retry = null;
+        }
         connecting = true;
         updateBusy();
         final ChannelFuture f = bootstrap.connect(association.root.host(), association.root.port());
@@ -178,7 +184,43 @@ final class PeerConnection {
         delay = (long) (delay * (0.8 + 0.4 * ThreadLocalRandom.current().nextDouble()));
         backoffAttempt++;
         reconnects++;
-        association.loop.schedule(connectTask, delay, TimeUnit.NANOSECONDS);
+        retry = association.loop.schedule(connectTask, delay, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Dials the address now if there is no connection and no attempt under way, instead of at the
+     * end of the backoff being waited out (any thread). {@link dev.troupe.remote.RemoteTransport#connect}
+     * keeps the backoff where it is: the cluster calls it every discovery round for each address
+     * it has not met, and a seed that is not up yet would otherwise be dialled from the minimum
+     * backoff again after every round. An inbound handshake from the node dialled resets it: that
+     * node listens now, and what this node answers on this connection must not wait out a backoff
+     * earned while nothing listened there.
+     *
+     * @param resetBackoff whether the backoff starts again from its minimum
+     */
+    void dialNow(boolean resetBackoff) {
+        if (!started) {
+            start(); // the first dial
+            return;
+        }
+        if (association.loop.inEventLoop()) {
+            dialIfDown(resetBackoff);
+        } else {
+            association.execute(resetBackoff ? dialResettingBackoff : dialKeepingBackoff);
+        }
+    }
+
+    private final Runnable dialResettingBackoff = () -> dialIfDown(true);
+    private final Runnable dialKeepingBackoff = () -> dialIfDown(false);
+
+    private void dialIfDown(boolean resetBackoff) {
+        if (closing || channel != null || connecting) {
+            return; // connected, or an attempt under way whose handshake decides
+        }
+        if (resetBackoff) {
+            backoffAttempt = 0;
+        }
+        connect();
     }
 
     /**
@@ -400,6 +442,7 @@ final class PeerConnection {
             tick.cancel(false);
             tick = null;
         }
+        cancelRetry();
         started = false;
         final Channel ch = channel;
         channel = null;
@@ -408,6 +451,13 @@ final class PeerConnection {
         keptThroughLoss = false;
         if (ch != null) {
             ch.close(); // no CLOSE frame: this node is not going away, it only forgets an idle peer
+        }
+    }
+
+    private void cancelRetry() {
+        if (retry != null) {
+            retry.cancel(false);
+            retry = null;
         }
     }
 
@@ -436,6 +486,7 @@ final class PeerConnection {
         if (tick != null) {
             tick.cancel(false);
         }
+        cancelRetry();
         final Channel ch = channel;
         channel = null;
         keptThroughLoss = false;

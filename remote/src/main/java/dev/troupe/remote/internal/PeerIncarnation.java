@@ -265,6 +265,10 @@ final class PeerIncarnation {
         }
         final PeerConnection connection = association.connection;
         if (known != uid) {
+            if (known == 0 && peerLost) {
+                Association.LOG.log(System.Logger.Level.INFO, "remote node " + association.address + " (uid "
+                    + Long.toHexString(uid) + ") is reached");
+            }
             // kept through the loss of the incarnation that is gone: so were the system messages
             // queued for it, which must not reach this one
             connection.dropKeptConnection();
@@ -344,6 +348,9 @@ final class PeerIncarnation {
             if (Arrays.equals(c.peerKey, k.key)) {
                 prove(c);
                 observeUid(c.peerUid); // the same incarnation: reachable again if it was lost
+                // it listens: an outbound connection backing off from it dials now, so what this node
+                // answers on it does not wait out a backoff earned while it was unreachable
+                association.connection.dialNow(true);
             } else {
                 impostor(c, "uid " + Long.toHexString(c.peerUid) + " claimed with another incarnation key");
             }
@@ -403,8 +410,15 @@ final class PeerIncarnation {
      * Terminated, watches it held on our actors are dropped, and refs bound to it go dead.
      */
     void nodeLost(String why, AssociationEvent.LossReason reason) {
-        Association.LOG.log(System.Logger.Level.WARNING, "remote node " + association.address + " (uid " + Long.toHexString(peerUid)
-            + ") is lost: " + why);
+        if (peerUid == 0 && reason == AssociationEvent.LossReason.UNREACHABLE) {
+            // never reached: there is no incarnation to lose, and the detector's phi only counts the
+            // time since the first dial (a seed that is not up yet, an address nothing listens at)
+            Association.LOG.log(System.Logger.Level.INFO, "remote node " + association.address
+                + " is not reached yet: no connection to it has completed a handshake; dialling on with backoff");
+        } else {
+            Association.LOG.log(System.Logger.Level.WARNING, "remote node " + association.address
+                + (peerUid == 0 ? " (never reached)" : " (uid " + Long.toHexString(peerUid) + ")") + " is lost: " + why);
+        }
         peerLost = true;
         nodesLost++;
         lostAtNanos = System.nanoTime();

@@ -300,7 +300,7 @@ public final class TransportCore {
         }
         final Association a = associations.get(root, true);
         if (a != null) {
-            a.connection.start();
+            a.connection.dialNow(false); // the first dial, or one now instead of at the end of a backoff
         }
     }
 
