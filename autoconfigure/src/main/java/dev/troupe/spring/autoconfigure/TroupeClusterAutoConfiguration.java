@@ -4,6 +4,7 @@ import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.cluster.Cluster;
 import dev.troupe.cluster.ClusterSettings;
+import dev.troupe.cluster.DowningStrategy;
 import dev.troupe.cluster.spi.ClusterTransport;
 import dev.troupe.cluster.Receptionist;
 import dev.troupe.cluster.RemoteClusterTransport;
@@ -158,7 +159,7 @@ public class TroupeClusterAutoConfiguration {
                 .roles(p.getRoles())
                 .appVersion(version)
                 .downAfter(p.getDownAfter())
-                .downing(p.getDowning())
+                .downing(DowningStrategy.valueOf(p.getDowning().name()))
                 .stableAfter(p.getStableAfter())
                 .quorumSize(p.getQuorumSize())
                 .joinTimeout(p.getJoinTimeout())

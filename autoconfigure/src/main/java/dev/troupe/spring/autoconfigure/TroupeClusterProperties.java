@@ -1,6 +1,5 @@
 package dev.troupe.spring.autoconfigure;
 
-import dev.troupe.cluster.DowningStrategy;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -69,7 +68,7 @@ public class TroupeClusterProperties {
      * after down-after, or when an operator downs it), keep-majority, static-quorum (with
      * quorum-size), keep-oldest or down-all. See docs/cluster.md, "Downing".
      */
-    private DowningStrategy downing = DowningStrategy.NONE;
+    private Downing downing = Downing.NONE;
 
     /**
      * How long the view must not change (no member unreachable, reachable again, joining or
@@ -176,11 +175,11 @@ public class TroupeClusterProperties {
         this.downAfter = downAfter;
     }
 
-    public DowningStrategy getDowning() {
+    public Downing getDowning() {
         return downing;
     }
 
-    public void setDowning(DowningStrategy downing) {
+    public void setDowning(Downing downing) {
         this.downing = downing;
     }
 
@@ -402,6 +401,24 @@ public class TroupeClusterProperties {
     }
 
     /** Routing strategies a router can take from configuration (consistent hashing needs a key function: build it in code). */
+    /**
+     * The downing strategies, as {@code dev.troupe.cluster.DowningStrategy} names them. A type of
+     * this class rather than the cluster's: these properties are bound in applications without
+     * the cluster on the class path too.
+     */
+    public enum Downing {
+        /** No strategy: discovery, down-after or an operator removes an unreachable member. */
+        NONE,
+        /** The side with more of the members keeps running. */
+        KEEP_MAJORITY,
+        /** A side with at least quorum-size members keeps running. */
+        STATIC_QUORUM,
+        /** The side with the oldest member keeps running. */
+        KEEP_OLDEST,
+        /** Every member downs itself. */
+        DOWN_ALL
+    }
+
     public enum Routing {
         /** Each routee in turn. */
         ROUND_ROBIN,
