@@ -41,9 +41,17 @@ class TroupeMetricsAllocationTests {
 
     @Test
     void sampleListenerAllocatesNothing() {
+        final DispatcherMetrics dispatcher = system.metrics().dispatchers().get(0);
+        // A dispatcher's series (its sampled timer among them) are bound once it has run a turn:
+        // make sure it has before binding, or the samples below would have no timer to go to.
+        system.spawn(Behaviors.<Long>receiveMessage(m -> Behaviors.same()), "first-turn").tell(1L);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (dispatcher.runs() == 0 && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
+        assertThat(dispatcher.runs()).as("turns run by the dispatcher").isPositive();
         metrics.bindTo(registry);
         final SystemMetrics.ProcessingSampleListener listener = metrics.sampleListener();
-        final DispatcherMetrics dispatcher = system.metrics().dispatchers().get(0);
         final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         final long self = Thread.currentThread().getId();
         for (int i = 0; i < 100_000; i++) { // warm up: JIT, histogram buckets
