@@ -173,7 +173,7 @@ public final class ClusterConvergence {
         }
     }
 
-    private static void writeDiscovery(Path file, int... ports) throws IOException {
+    static void writeDiscovery(Path file, int... ports) throws IOException {
         final StringBuilder b = new StringBuilder();
         for (int p : ports) {
             b.append("127.0.0.1:").append(p).append('\n');
@@ -183,14 +183,14 @@ public final class ClusterConvergence {
         Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
-    private static int freePort() throws IOException {
+    static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             return s.getLocalPort();
         }
     }
 
     /** A child JVM running {@link ConvergenceNode}, its lines read as they come. */
-    private static final class Node implements AutoCloseable {
+    static final class Node implements AutoCloseable {
         final int port;
         final Process process;
         final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
