@@ -140,7 +140,7 @@ class ComposeClusterIT {
             if (health.size() == 4 && health.containsKey("api") && health.values().stream().allMatch("up"::equals)) {
                 break;
             }
-        } while (deadline.sleep(Duration.ofSeconds(2)));
+        } while (deadline.sleep(Duration.ofSeconds(1)));
         LOG.info("Prometheus targets: {}", health);
         assertThat(health).as("Prometheus's scrape targets: the api node and the three inventory nodes found through DNS")
                 .hasSize(4).containsKey("api");
@@ -152,7 +152,7 @@ class ComposeClusterIT {
         String ps;
         do {
             ps = compose.run(60, "ps");
-        } while (countHealthy(ps) < 4 && healthy.sleep(Duration.ofSeconds(3)));
+        } while (countHealthy(ps) < 4 && healthy.sleep(Duration.ofSeconds(1)));
         assertThat(countHealthy(ps)).as("healthy nodes in `ps`:%n%s", ps).isEqualTo(4);
         assertThat(workerIndices()).containsExactly(1, 2, 3);
     }
@@ -230,28 +230,6 @@ class ComposeClusterIT {
         assertThat(sharding.path("name").asString("")).isEqualTo("Sku");
         assertThat(sharding.path("shardsPerMember").size()).as("shards per member in %s", sharding).isEqualTo(4);
         assertThat(sharding.path("unownedShards").asInt(-1)).isZero();
-    }
-
-    @Test
-    @Order(4)
-    void scaledToTwoWorkersAndBackToThreeEveryViewConverges() {
-        // docker-compose stops the highest-numbered inventory node: Spring's shutdown leaves the
-        // cluster first, handing its shards (and the SKUs' stock) to the others
-        long t0 = System.nanoTime();
-        compose.run(300, "up", "-d", "--no-recreate", "--scale", "inventory=2", "api", "inventory");
-        assertThat(workerIndices()).containsExactly(1, 2);
-        Map<String, Set<String>> two = awaitConvergedViews(3, 2);
-        LOG.info("scaled to 2 inventory nodes, views converged in {} ms: {}", (System.nanoTime() - t0) / 1_000_000, two);
-        FAN_OUT.forEach(ComposeClusterIT::assertSkuStock);
-        servesRequests("two");
-
-        t0 = System.nanoTime();
-        compose.run(300, "up", "-d", "--no-recreate", "--scale", "inventory=3", "api", "inventory");
-        assertThat(workerIndices()).containsExactly(1, 2, 3);
-        Map<String, Set<String>> three = awaitConvergedViews(4, 3);
-        LOG.info("scaled back to 3 inventory nodes, views converged in {} ms: {}", (System.nanoTime() - t0) / 1_000_000, three);
-        FAN_OUT.forEach(ComposeClusterIT::assertSkuStock);
-        servesRequests("three");
     }
 
     @Test
@@ -589,15 +567,6 @@ class ComposeClusterIT {
         assertThat(r.statusCode()).as("the API node answers through a worker: %s", r.body()).isEqualTo(200);
     }
 
-    private static void servesRequests(String run) {
-        for (int i = 0; i < 12; i++) {
-            String sku = "scaled-" + run + "-" + i;
-            HttpResponse<String> restock = post("/api/skus/" + sku + "/stock?quantity=5");
-            assertThat(restock.statusCode()).as(restock.body()).isEqualTo(200);
-            assertThat(get("/api/skus/" + sku).body()).contains("\"available\":5");
-        }
-    }
-
     /**
      * Waits until every node (the API node and each running worker) reports, at
      * {@code /actuator/troupe/cluster}, the same {@code members} members, all up and reachable.
@@ -612,7 +581,7 @@ class ComposeClusterIT {
             if (views.size() == workers + 1 && converged(views, members)) {
                 return views;
             }
-        } while (deadline.sleep(Duration.ofSeconds(2)));
+        } while (deadline.sleep(Duration.ofMillis(500)));
         throw new AssertionError("the views did not converge on " + members + " members up: " + views);
     }
 

@@ -25,7 +25,8 @@ final class PekkoNode implements AutoCloseable {
 
     /**
      * A node of a multi-node cluster in this JVM (Artery on loopback TCP between the systems,
-     * messages through {@link PekkoBenchSerializer}); {@code seed} null: it joins itself.
+     * messages through {@link PekkoBenchSerializer}); {@code seed} null: it joins itself and
+     * returns once it is up; with a seed it returns once the join is sent ({@link #awaitUp} waits).
      *
      * @param seed the node to join, or null
      */
@@ -42,10 +43,18 @@ final class PekkoNode implements AutoCloseable {
             "pekko.cluster.sharding.passivation.strategy = none",
             "pekko.cluster.sharding.number-of-shards = 1000",
             "pekko.loglevel = WARNING",
-            "pekko.log-dead-letters = off")).withFallback(ConfigFactory.load());
+            "pekko.log-dead-letters = off",
+            // The nodes of a rig are torn down together, after the measurement: a graceful leave would
+            // wait out its phase timeout (10 s) on the last node, whose peers are already gone.
+            "pekko.coordinated-shutdown.run-by-actor-system-terminate = off")).withFallback(ConfigFactory.load());
         system = ActorSystem.create(Behaviors.empty(), "bench", config);
         final Cluster cluster = Cluster.get(system);
         cluster.manager().tell(Join.create(seed != null ? seed : cluster.selfMember().address()));
+        if (seed != null) {
+            // The other nodes join at once, side by side: awaitUp(n) waits for all of them, so the
+            // cluster forms in one round of the leader's actions instead of one per node.
+            return;
+        }
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (cluster.selfMember().status() != MemberStatus.up()) {
             if (System.nanoTime() - deadline > 0) {
@@ -106,7 +115,16 @@ final class PekkoNode implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
+        terminate();
+        awaitTerminated();
+    }
+
+    /** Starts the shutdown without waiting: the nodes of one cluster stop side by side. */
+    void terminate() {
         system.terminate();
+    }
+
+    void awaitTerminated() throws Exception {
         system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
 }

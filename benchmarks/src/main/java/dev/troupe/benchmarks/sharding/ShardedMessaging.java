@@ -472,7 +472,10 @@ public final class ShardedMessaging {
                 return rates;
             } finally {
                 for (PekkoNode node : nodes) {
-                    node.close();
+                    node.terminate();
+                }
+                for (PekkoNode node : nodes) {
+                    node.awaitTerminated();
                 }
             }
         }

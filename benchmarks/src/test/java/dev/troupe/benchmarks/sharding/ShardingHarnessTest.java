@@ -29,7 +29,9 @@ class ShardingHarnessTest {
 
     @Test
     void pekkoOverArteryRoundsComplete() throws Exception {
-        assertAllPositive(ShardedMessaging.PekkoSide.runAll(MODES, "three-remote", 50, 3, 8, 6_000));
+        // The start mode's code is the same whatever the layout and runs on one node below; over
+        // Artery it only adds seconds of Pekko starting entities.
+        assertAllPositive(ShardedMessaging.PekkoSide.runAll(new String[] {"tell", "ask"}, "three-remote", 50, 3, 8, 6_000));
     }
 
     @Test
