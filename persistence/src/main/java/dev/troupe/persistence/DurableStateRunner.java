@@ -15,12 +15,7 @@ import dev.troupe.persistence.spi.StoredState;
 
 
 /** Runs one {@link DurableStateBehavior} on its actor (see {@link EventSourcedRunner}, which it mirrors). */
-final class DurableStateRunner<C, S> implements CommandStash.Owner<C> {
-
-    private static final int RECOVERING = 0;
-    private static final int RUNNING = 1;
-    private static final int PERSISTING = 2;
-    private static final int FAILED = 3;
+final class DurableStateRunner<C, S> extends EntityRunner<C> {
 
     private static final Object START = new Object() {
         @Override
@@ -36,9 +31,7 @@ final class DurableStateRunner<C, S> implements CommandStash.Owner<C> {
     private final ActorRef<Object> self;
     private final String pid;
     private final Write write;
-    private final CommandStash<C> stash;
 
-    private int phase = RECOVERING;
     private S state;
     private S pendingState;
     private long revision;
@@ -46,17 +39,20 @@ final class DurableStateRunner<C, S> implements CommandStash.Owner<C> {
     private Object pendingCommand;
     private long recoveryStart;
 
-    @SuppressWarnings("unchecked")
     DurableStateRunner(DurableStateBehavior<C, S> behavior, ActorContext<C> ctx) {
+        this(behavior, ctx, Persistence.get(ctx.system()));
+    }
+
+    @SuppressWarnings("unchecked")
+    private DurableStateRunner(DurableStateBehavior<C, S> behavior, ActorContext<C> ctx, Persistence p) {
+        super(ctx, p.metrics(), behavior.persistenceId().id());
         this.behavior = behavior;
         this.ctx = ctx;
-        final Persistence p = Persistence.get(ctx.system());
         this.metrics = p.metrics();
         this.store = p.settings().durableStateStore();
         this.self = (ActorRef<Object>) (ActorRef<?>) ctx.self();
         this.pid = behavior.persistenceId().id();
         this.write = new Write(self);
-        this.stash = new CommandStash<>(this, ctx, metrics, pid);
         self.tell(START);
     }
 
@@ -76,15 +72,7 @@ final class DurableStateRunner<C, S> implements CommandStash.Owner<C> {
             ctx.pipeToSelf(store.load(pid), (stored, failure) -> (C) new Loaded(stored, failure));
             return Behaviors.same();
         }
-        if (phase == RUNNING) {
-            return stash.drainIfSame(handle(msg));
-        }
-        if (phase == FAILED) {
-            stash.deadLetter(msg, DeadLetterReason.STOPPED);
-            return Behaviors.same();
-        }
-        stash.buffer(msg);
-        return Behaviors.same();
+        return receiveCommand(msg);
     }
 
     Behavior<C> receiveSignal(Signal signal) {
@@ -117,11 +105,6 @@ final class DurableStateRunner<C, S> implements CommandStash.Owner<C> {
         metrics.recordRecovery(pid, System.nanoTime() - recoveryStart, 0);
         behavior.onSignal(state, RecoveryCompleted.instance());
         return stash.hasBuffered() ? stash.drain() : Behaviors.same();
-    }
-
-    @Override
-    public boolean running() {
-        return phase == RUNNING;
     }
 
     @Override

@@ -26,12 +26,7 @@ import java.util.List;
  * is the entity's for life and is the message the journal tells back; the {@link CommandStash}
  * (the commands that wait, the side effects, the refusals) grows to the deepest backlog and stays.
  */
-final class EventSourcedRunner<C, E, S> implements CommandStash.Owner<C> {
-
-    private static final int RECOVERING = 0;
-    private static final int RUNNING = 1;
-    private static final int PERSISTING = 2;
-    private static final int FAILED = 3;
+final class EventSourcedRunner<C, E, S> extends EntityRunner<C> {
 
     /** The first message an entity tells itself: recovery starts when it arrives, after the subclass's constructor. */
     private static final Object START = new Object() {
@@ -52,10 +47,7 @@ final class EventSourcedRunner<C, E, S> implements CommandStash.Owner<C> {
     private final int slice;
     private final EntityWrite write;
 
-    private final CommandStash<C> stash;
-
     private RetentionCriteria retention;
-    private int phase = RECOVERING;
     private S state;
     private long seqNr;
     private EffectImpl<E, S> pendingEffect;
@@ -64,11 +56,16 @@ final class EventSourcedRunner<C, E, S> implements CommandStash.Owner<C> {
     private long recoveryStart;
     private long eventsReplayed;
 
-    @SuppressWarnings("unchecked")
     EventSourcedRunner(EventSourcedBehavior<C, E, S> behavior, ActorContext<C> ctx) {
+        this(behavior, ctx, Persistence.get(ctx.system()));
+    }
+
+    @SuppressWarnings("unchecked")
+    private EventSourcedRunner(EventSourcedBehavior<C, E, S> behavior, ActorContext<C> ctx, Persistence persistence) {
+        super(ctx, persistence.metrics(), behavior.persistenceId().id());
         this.behavior = behavior;
         this.ctx = ctx;
-        this.persistence = Persistence.get(ctx.system());
+        this.persistence = persistence;
         this.metrics = persistence.metrics();
         this.journal = persistence.settings().journal();
         this.snapshots = persistence.settings().snapshotStore();
@@ -76,7 +73,6 @@ final class EventSourcedRunner<C, E, S> implements CommandStash.Owner<C> {
         this.pid = behavior.persistenceId().id();
         this.slice = behavior.persistenceId().slice();
         this.write = new EntityWrite(self);
-        this.stash = new CommandStash<>(this, ctx, metrics, pid);
         // Called from the base class's constructor: the subclass is not built yet, so nothing of
         // it may run here. Recovery starts when this message arrives.
         self.tell(START);
@@ -95,15 +91,7 @@ final class EventSourcedRunner<C, E, S> implements CommandStash.Owner<C> {
         if (msg == START) {
             return start();
         }
-        if (phase == RUNNING) {
-            return stash.drainIfSame(handle(msg));
-        }
-        if (phase == FAILED) {
-            stash.deadLetter(msg, DeadLetterReason.STOPPED);
-            return Behaviors.same();
-        }
-        stash.buffer(msg);
-        return Behaviors.same();
+        return receiveCommand(msg);
     }
 
     Behavior<C> receiveSignal(Signal signal) {
@@ -112,11 +100,6 @@ final class EventSourcedRunner<C, E, S> implements CommandStash.Owner<C> {
         }
         behavior.onSignal(state, signal);
         return Behaviors.same();
-    }
-
-    @Override
-    public boolean running() {
-        return phase == RUNNING;
     }
 
     @Override
