@@ -25,11 +25,8 @@ final class DurableStateRunner<C, S> extends EntityRunner<C> {
     };
 
     private final DurableStateBehavior<C, S> behavior;
-    private final ActorContext<C> ctx;
-    private final PersistenceMetrics metrics;
     private final DurableStateStore store;
     private final ActorRef<Object> self;
-    private final String pid;
     private final Write write;
 
     private S state;
@@ -47,11 +44,8 @@ final class DurableStateRunner<C, S> extends EntityRunner<C> {
     private DurableStateRunner(DurableStateBehavior<C, S> behavior, ActorContext<C> ctx, Persistence p) {
         super(ctx, p.metrics(), behavior.persistenceId().id());
         this.behavior = behavior;
-        this.ctx = ctx;
-        this.metrics = p.metrics();
         this.store = p.settings().durableStateStore();
         this.self = (ActorRef<Object>) (ActorRef<?>) ctx.self();
-        this.pid = behavior.persistenceId().id();
         this.write = new Write(self);
         self.tell(START);
     }
@@ -65,7 +59,7 @@ final class DurableStateRunner<C, S> extends EntityRunner<C> {
             return onLoaded(((Loaded) msg).stored(), ((Loaded) msg).failure());
         }
         if (msg == START) {
-            stash.capacity();
+            capacity();
             recoveryStart = System.nanoTime();
             metrics.recordRecovering(1);
             state = behavior.emptyState();
@@ -77,7 +71,7 @@ final class DurableStateRunner<C, S> extends EntityRunner<C> {
 
     Behavior<C> receiveSignal(Signal signal) {
         if (signal instanceof PostStop) {
-            stash.dropAll();
+            dropAll();
         }
         behavior.onSignal(state, signal);
         return Behaviors.same();
@@ -86,14 +80,14 @@ final class DurableStateRunner<C, S> extends EntityRunner<C> {
     @SuppressWarnings("unchecked")
     private Behavior<C> onLoaded(StoredState stored, Throwable failure) {
         if (failure != null) {
-            final PersistenceException ex = CommandStash.asPersistenceException(CommandStash.unwrap(failure),
+            final PersistenceException ex = asPersistenceException(unwrap(failure),
                 "loading the state of " + pid + " failed");
             phase = FAILED;
             metrics.recordFailure(ex.reason());
             metrics.recordRecovering(-1);
             ctx.log().error("{}: {}", pid, ex.getMessage(), ex);
             behavior.onSignal(state, new RecoveryFailed(ex));
-            stash.refuseAll(ex);
+            refuseAll(ex);
             throw ex;
         }
         if (stored != null && stored.state() != null) {
@@ -104,22 +98,22 @@ final class DurableStateRunner<C, S> extends EntityRunner<C> {
         metrics.recordRecovering(-1);
         metrics.recordRecovery(pid, System.nanoTime() - recoveryStart, 0);
         behavior.onSignal(state, RecoveryCompleted.instance());
-        return stash.hasBuffered() ? stash.drain() : Behaviors.same();
+        return hasBuffered() ? drain() : Behaviors.same();
     }
 
     @Override
-    public int stashCapacity() {
+    int stashCapacity() {
         return behavior.stashCapacity();
     }
 
     @Override
-    public void onCommandRefused(C command, PersistenceException failure) {
+    void onCommandRefused(C command, PersistenceException failure) {
         behavior.onCommandRefused(command, failure);
     }
 
     @Override
     @SuppressWarnings("unchecked")
-    public Behavior<C> handle(Object msg) {
+    Behavior<C> handle(Object msg) {
         if (msg instanceof StateProbe) {
             ((StateProbe) msg).replyTo().tell(new StateProbe.StateReply(pid, state, revision));
             return Behaviors.same();
@@ -143,30 +137,30 @@ final class DurableStateRunner<C, S> extends EntityRunner<C> {
                 return Behaviors.same();
             }
             case EffectImpl.UNHANDLED:
-                stash.deadLetter(msg, DeadLetterReason.UNHANDLED);
-                return stash.runSideEffects(effect, state);
+                deadLetter(msg, DeadLetterReason.UNHANDLED);
+                return runSideEffects(effect, state);
             case EffectImpl.STOP:
-                stash.runSideEffects(effect, state);
+                runSideEffects(effect, state);
                 return Behaviors.stopped();
             case EffectImpl.STASH:
-                stash.stashByHandler(msg);
-                return stash.runSideEffects(effect, state);
+                stashByHandler(msg);
+                return runSideEffects(effect, state);
             default:
-                return stash.runSideEffects(effect, state);
+                return runSideEffects(effect, state);
         }
     }
 
     private Behavior<C> onWritten() {
         final Throwable failure = write.failure;
         if (failure != null) {
-            final PersistenceException ex = CommandStash.asPersistenceException(failure,
+            final PersistenceException ex = asPersistenceException(failure,
                 "write of revision " + write.revision() + " of " + pid + " failed");
             phase = FAILED;
             metrics.recordFailure(ex.reason());
             ctx.log().error("{}: {}", pid, ex.getMessage(), ex);
-            stash.refuse(pendingCommand, ex);
+            refuse(pendingCommand, ex);
             pendingCommand = null;
-            stash.refuseAll(ex);
+            refuseAll(ex);
             throw ex;
         }
         revision = write.revision();
@@ -177,7 +171,7 @@ final class DurableStateRunner<C, S> extends EntityRunner<C> {
         final EffectImpl<Object, S> effect = pendingEffect;
         pendingEffect = null;
         pendingCommand = null;
-        return stash.drainIfSame(stash.runSideEffects(effect, state));
+        return drainIfSame(runSideEffects(effect, state));
     }
 
     private record Loaded(StoredState stored, Throwable failure) {

@@ -23,8 +23,8 @@ import java.util.List;
  * tell the actor (the write object itself, or a small message per recovery step).
  *
  * <p>Per command that persists one event, this allocates nothing of its own: the write object
- * is the entity's for life and is the message the journal tells back; the {@link CommandStash}
- * (the commands that wait, the side effects, the refusals) grows to the deepest backlog and stays.
+ * is the entity's for life and is the message the journal tells back; the stashes of
+ * {@link EntityRunner} (the commands that wait) grow to the deepest backlog and stay.
  */
 final class EventSourcedRunner<C, E, S> extends EntityRunner<C> {
 
@@ -37,13 +37,10 @@ final class EventSourcedRunner<C, E, S> extends EntityRunner<C> {
     };
 
     private final EventSourcedBehavior<C, E, S> behavior;
-    private final ActorContext<C> ctx;
     private final Persistence persistence;
-    private final PersistenceMetrics metrics;
     private final EventJournal journal;
     private final SnapshotStore snapshots;
     private final ActorRef<Object> self;
-    private final String pid;
     private final int slice;
     private final EntityWrite write;
 
@@ -64,13 +61,10 @@ final class EventSourcedRunner<C, E, S> extends EntityRunner<C> {
     private EventSourcedRunner(EventSourcedBehavior<C, E, S> behavior, ActorContext<C> ctx, Persistence persistence) {
         super(ctx, persistence.metrics(), behavior.persistenceId().id());
         this.behavior = behavior;
-        this.ctx = ctx;
         this.persistence = persistence;
-        this.metrics = persistence.metrics();
         this.journal = persistence.settings().journal();
         this.snapshots = persistence.settings().snapshotStore();
         this.self = (ActorRef<Object>) (ActorRef<?>) ctx.self();
-        this.pid = behavior.persistenceId().id();
         this.slice = behavior.persistenceId().slice();
         this.write = new EntityWrite(self);
         // Called from the base class's constructor: the subclass is not built yet, so nothing of
@@ -96,26 +90,26 @@ final class EventSourcedRunner<C, E, S> extends EntityRunner<C> {
 
     Behavior<C> receiveSignal(Signal signal) {
         if (signal instanceof PostStop) {
-            stash.dropAll();
+            dropAll();
         }
         behavior.onSignal(state, signal);
         return Behaviors.same();
     }
 
     @Override
-    public int stashCapacity() {
+    int stashCapacity() {
         return behavior.stashCapacity();
     }
 
     @Override
-    public void onCommandRefused(C command, PersistenceException failure) {
+    void onCommandRefused(C command, PersistenceException failure) {
         behavior.onCommandRefused(command, failure);
     }
 
     /** Handles a command (or a test-kit probe) in the RUNNING phase; never drains the stash itself. */
     @Override
     @SuppressWarnings("unchecked")
-    public Behavior<C> handle(Object msg) {
+    Behavior<C> handle(Object msg) {
         if (msg instanceof StateProbe) {
             ((StateProbe) msg).replyTo().tell(new StateProbe.StateReply(pid, state, seqNr));
             return Behaviors.same();
@@ -144,16 +138,16 @@ final class EventSourcedRunner<C, E, S> extends EntityRunner<C> {
                 return startWrite(effect, command);
             }
             case EffectImpl.UNHANDLED:
-                stash.deadLetter(command, DeadLetterReason.UNHANDLED);
-                return stash.runSideEffects(effect, state);
+                deadLetter(command, DeadLetterReason.UNHANDLED);
+                return runSideEffects(effect, state);
             case EffectImpl.STOP:
-                stash.runSideEffects(effect, state);
+                runSideEffects(effect, state);
                 return Behaviors.stopped();
             case EffectImpl.STASH:
-                stash.stashByHandler(command);
-                return stash.runSideEffects(effect, state);
+                stashByHandler(command);
+                return runSideEffects(effect, state);
             default:
-                return stash.runSideEffects(effect, state);
+                return runSideEffects(effect, state);
         }
     }
 
@@ -190,13 +184,13 @@ final class EventSourcedRunner<C, E, S> extends EntityRunner<C> {
             takeSnapshot(snapshotAt);
             snapshotAt = 0;
         }
-        return stash.drainIfSame(stash.runSideEffects(effect, state));
+        return drainIfSame(runSideEffects(effect, state));
     }
 
     // ---------------------------------------------------------------- failures
 
     private Behavior<C> writeFailed(Throwable failure) {
-        final PersistenceException ex = CommandStash.asPersistenceException(failure, "write of events " + write.firstSeqNr() + ".." + write.lastSeqNr() + " of " + pid + " failed");
+        final PersistenceException ex = asPersistenceException(failure, "write of events " + write.firstSeqNr() + ".." + write.lastSeqNr() + " of " + pid + " failed");
         write.reset(null, 0, 0);
         phase = FAILED;
         metrics.recordFailure(ex.reason());
@@ -204,19 +198,19 @@ final class EventSourcedRunner<C, E, S> extends EntityRunner<C> {
         final Object pending = pendingCommand;
         pendingCommand = null;
         pendingEffect = null;
-        stash.refuse(pending, ex);
-        stash.refuseAll(ex);
+        refuse(pending, ex);
+        refuseAll(ex);
         throw ex;
     }
 
     private Behavior<C> recoveryFailed(Throwable failure) {
-        final PersistenceException ex = CommandStash.asPersistenceException(failure, "recovery of " + pid + " failed");
+        final PersistenceException ex = asPersistenceException(failure, "recovery of " + pid + " failed");
         phase = FAILED;
         metrics.recordFailure(ex.reason());
         metrics.recordRecovering(-1);
         ctx.log().error("{}: {}", pid, ex.getMessage(), ex);
         behavior.onSignal(state, new RecoveryFailed(ex));
-        stash.refuseAll(ex);
+        refuseAll(ex);
         throw ex;
     }
 
@@ -225,7 +219,7 @@ final class EventSourcedRunner<C, E, S> extends EntityRunner<C> {
     @SuppressWarnings("unchecked")
     private Behavior<C> start() {
         retention = behavior.retentionCriteria();
-        stash.capacity();
+        capacity();
         recoveryStart = System.nanoTime();
         metrics.recordRecovering(1);
         state = behavior.emptyState();
@@ -277,7 +271,7 @@ final class EventSourcedRunner<C, E, S> extends EntityRunner<C> {
         metrics.recordRecovering(-1);
         metrics.recordRecovery(pid, System.nanoTime() - recoveryStart, eventsReplayed);
         behavior.onSignal(state, RecoveryCompleted.instance());
-        return stash.hasBuffered() ? stash.drain() : Behaviors.same();
+        return hasBuffered() ? drain() : Behaviors.same();
     }
 
     // ---------------------------------------------------------------- snapshots
@@ -290,7 +284,7 @@ final class EventSourcedRunner<C, E, S> extends EntityRunner<C> {
     private Behavior<C> onSnapshotSaved(long at, Throwable failure) {
         final PersistenceId id = behavior.persistenceId();
         if (failure != null) {
-            final Throwable cause = CommandStash.unwrap(failure);
+            final Throwable cause = unwrap(failure);
             ctx.log().warn("{}: snapshot at sequence number {} failed: {}", pid, at, cause.toString());
             behavior.onSignal(state, new SnapshotFailed(id, at, cause));
             return Behaviors.same();
