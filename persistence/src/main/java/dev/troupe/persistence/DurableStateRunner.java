@@ -7,25 +7,15 @@ import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.PostStop;
 import dev.troupe.actor.Signal;
-import dev.troupe.actor.spi.ActorSystemSpi;
 import dev.troupe.persistence.internal.EffectImpl;
-import dev.troupe.persistence.internal.SideEffect;
 import dev.troupe.persistence.internal.StateProbe;
 import dev.troupe.persistence.spi.DurableStateStore;
 import dev.troupe.persistence.spi.StateWrite;
 import dev.troupe.persistence.spi.StoredState;
 
-import java.util.ArrayDeque;
-import java.util.function.Consumer;
-import java.util.function.Function;
 
 /** Runs one {@link DurableStateBehavior} on its actor (see {@link EventSourcedRunner}, which it mirrors). */
-final class DurableStateRunner<C, S> {
-
-    private static final int RECOVERING = 0;
-    private static final int RUNNING = 1;
-    private static final int PERSISTING = 2;
-    private static final int FAILED = 3;
+final class DurableStateRunner<C, S> extends EntityRunner<C> {
 
     private static final Object START = new Object() {
         @Override
@@ -35,33 +25,27 @@ final class DurableStateRunner<C, S> {
     };
 
     private final DurableStateBehavior<C, S> behavior;
-    private final ActorContext<C> ctx;
-    private final PersistenceMetrics metrics;
     private final DurableStateStore store;
     private final ActorRef<Object> self;
-    private final String pid;
     private final Write write;
 
-    private int phase = RECOVERING;
     private S state;
     private S pendingState;
     private long revision;
-    private int stashCapacity;
-    private ArrayDeque<Object> stash;
-    private ArrayDeque<Object> userStash;
     private EffectImpl<Object, S> pendingEffect;
     private Object pendingCommand;
     private long recoveryStart;
 
-    @SuppressWarnings("unchecked")
     DurableStateRunner(DurableStateBehavior<C, S> behavior, ActorContext<C> ctx) {
+        this(behavior, ctx, Persistence.get(ctx.system()));
+    }
+
+    @SuppressWarnings("unchecked")
+    private DurableStateRunner(DurableStateBehavior<C, S> behavior, ActorContext<C> ctx, Persistence p) {
+        super(ctx, p.metrics(), behavior.persistenceId().id());
         this.behavior = behavior;
-        this.ctx = ctx;
-        final Persistence p = Persistence.get(ctx.system());
-        this.metrics = p.metrics();
         this.store = p.settings().durableStateStore();
         this.self = (ActorRef<Object>) (ActorRef<?>) ctx.self();
-        this.pid = behavior.persistenceId().id();
         this.write = new Write(self);
         self.tell(START);
     }
@@ -72,7 +56,7 @@ final class DurableStateRunner<C, S> {
             return onWritten();
         }
         if (msg instanceof Loaded) {
-            return onLoaded(((Loaded) msg).stored, ((Loaded) msg).failure);
+            return onLoaded(((Loaded) msg).stored(), ((Loaded) msg).failure());
         }
         if (msg == START) {
             capacity();
@@ -82,37 +66,12 @@ final class DurableStateRunner<C, S> {
             ctx.pipeToSelf(store.load(pid), (stored, failure) -> (C) new Loaded(stored, failure));
             return Behaviors.same();
         }
-        if (phase == RUNNING) {
-            final Behavior<C> next = handle(msg);
-            return next == Behaviors.<C>same() && stash != null && !stash.isEmpty() ? drain() : next;
-        }
-        if (phase == FAILED) {
-            ActorSystemSpi.of(ctx.system()).publishDeadLetter(msg, ctx.self().path(), DeadLetterReason.STOPPED);
-            return Behaviors.same();
-        }
-        if (stashed() >= capacity()) {
-            refuseOverflow(msg);
-        } else {
-            if (stash == null) {
-                stash = new ArrayDeque<>();
-            }
-            stash.addLast(msg);
-            metrics.recordStashed();
-        }
-        return Behaviors.same();
+        return receiveCommand(msg);
     }
 
     Behavior<C> receiveSignal(Signal signal) {
         if (signal instanceof PostStop) {
-            final ActorSystemSpi spi = ActorSystemSpi.of(ctx.system());
-            int n = 0;
-            for (ArrayDeque<Object> q : new ArrayDeque[] {userStash, stash}) {
-                while (q != null && !q.isEmpty()) {
-                    spi.publishDeadLetter(q.pollFirst(), ctx.self().path(), DeadLetterReason.STOPPED);
-                    n++;
-                }
-            }
-            metrics.recordUnstashed(n);
+            dropAll();
         }
         behavior.onSignal(state, signal);
         return Behaviors.same();
@@ -121,15 +80,14 @@ final class DurableStateRunner<C, S> {
     @SuppressWarnings("unchecked")
     private Behavior<C> onLoaded(StoredState stored, Throwable failure) {
         if (failure != null) {
-            final Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-            final PersistenceException ex = cause instanceof PersistenceException ? (PersistenceException) cause
-                : new PersistenceException(PersistenceFailure.OTHER, "loading the state of " + pid + " failed: " + cause, cause);
+            final PersistenceException ex = asPersistenceException(unwrap(failure),
+                "loading the state of " + pid + " failed");
             phase = FAILED;
             metrics.recordFailure(ex.reason());
             metrics.recordRecovering(-1);
             ctx.log().error("{}: {}", pid, ex.getMessage(), ex);
             behavior.onSignal(state, new RecoveryFailed(ex));
-            refuseStashed(ex);
+            refuseAll(ex);
             throw ex;
         }
         if (stored != null && stored.state() != null) {
@@ -140,11 +98,22 @@ final class DurableStateRunner<C, S> {
         metrics.recordRecovering(-1);
         metrics.recordRecovery(pid, System.nanoTime() - recoveryStart, 0);
         behavior.onSignal(state, RecoveryCompleted.instance());
-        return stash != null && !stash.isEmpty() ? drain() : Behaviors.same();
+        return hasBuffered() ? drain() : Behaviors.same();
     }
 
+    @Override
+    int stashCapacity() {
+        return behavior.stashCapacity();
+    }
+
+    @Override
+    void onCommandRefused(C command, PersistenceException failure) {
+        behavior.onCommandRefused(command, failure);
+    }
+
+    @Override
     @SuppressWarnings("unchecked")
-    private Behavior<C> handle(Object msg) {
+    Behavior<C> handle(Object msg) {
         if (msg instanceof StateProbe) {
             ((StateProbe) msg).replyTo().tell(new StateProbe.StateReply(pid, state, revision));
             return Behaviors.same();
@@ -168,38 +137,30 @@ final class DurableStateRunner<C, S> {
                 return Behaviors.same();
             }
             case EffectImpl.UNHANDLED:
-                ActorSystemSpi.of(ctx.system()).publishDeadLetter(msg, ctx.self().path(), DeadLetterReason.UNHANDLED);
-                return sideEffects(effect);
+                deadLetter(msg, DeadLetterReason.UNHANDLED);
+                return runSideEffects(effect, state);
             case EffectImpl.STOP:
-                sideEffects(effect);
+                runSideEffects(effect, state);
                 return Behaviors.stopped();
             case EffectImpl.STASH:
-                if (stashed() >= capacity()) {
-                    refuseOverflow(msg);
-                } else {
-                    if (userStash == null) {
-                        userStash = new ArrayDeque<>();
-                    }
-                    userStash.addLast(msg);
-                    metrics.recordStashed();
-                }
-                return sideEffects(effect);
+                stashByHandler(msg);
+                return runSideEffects(effect, state);
             default:
-                return sideEffects(effect);
+                return runSideEffects(effect, state);
         }
     }
 
     private Behavior<C> onWritten() {
         final Throwable failure = write.failure;
         if (failure != null) {
-            final PersistenceException ex = failure instanceof PersistenceException ? (PersistenceException) failure
-                : new PersistenceException(PersistenceFailure.OTHER, "write of revision " + write.revision() + " of " + pid + " failed: " + failure, failure);
+            final PersistenceException ex = asPersistenceException(failure,
+                "write of revision " + write.revision() + " of " + pid + " failed");
             phase = FAILED;
             metrics.recordFailure(ex.reason());
             ctx.log().error("{}: {}", pid, ex.getMessage(), ex);
             refuse(pendingCommand, ex);
             pendingCommand = null;
-            refuseStashed(ex);
+            refuseAll(ex);
             throw ex;
         }
         revision = write.revision();
@@ -210,104 +171,10 @@ final class DurableStateRunner<C, S> {
         final EffectImpl<Object, S> effect = pendingEffect;
         pendingEffect = null;
         pendingCommand = null;
-        final Behavior<C> next = sideEffects(effect);
-        if (next != Behaviors.<C>same()) {
-            return next;
-        }
-        return stash != null && !stash.isEmpty() ? drain() : next;
+        return drainIfSame(runSideEffects(effect, state));
     }
 
-    @SuppressWarnings("unchecked")
-    private Behavior<C> sideEffects(EffectImpl<Object, S> effect) {
-        Behavior<C> next = Behaviors.same();
-        for (SideEffect s = effect.sideEffects(); s != null; s = s.next()) {
-            switch (s.kind) {
-                case SideEffect.REPLY:
-                    s.replyTo.tell(((Function<S, Object>) s.function).apply(state));
-                    break;
-                case SideEffect.RUN:
-                    ((Consumer<S>) s.function).accept(state);
-                    break;
-                case SideEffect.STOP:
-                    next = Behaviors.stopped();
-                    break;
-                default:
-                    if (userStash != null && !userStash.isEmpty()) {
-                        if (stash == null) {
-                            stash = new ArrayDeque<>();
-                        }
-                        while (!userStash.isEmpty()) {
-                            stash.addFirst(userStash.pollLast());
-                        }
-                    }
-                    break;
-            }
-        }
-        return next;
-    }
-
-    private Behavior<C> drain() {
-        while (phase == RUNNING && !stash.isEmpty()) {
-            final Object cmd = stash.pollFirst();
-            metrics.recordUnstashed(1);
-            final Behavior<C> next = handle(cmd);
-            if (next != Behaviors.<C>same()) {
-                return next;
-            }
-        }
-        return Behaviors.same();
-    }
-
-    private int capacity() {
-        if (stashCapacity == 0) {
-            stashCapacity = behavior.stashCapacity();
-        }
-        return stashCapacity;
-    }
-
-    private int stashed() {
-        return (stash == null ? 0 : stash.size()) + (userStash == null ? 0 : userStash.size());
-    }
-
-    @SuppressWarnings("unchecked")
-    private void refuseOverflow(Object command) {
-        metrics.recordFailure(PersistenceFailure.STASH_OVERFLOW);
-        ActorSystemSpi.of(ctx.system()).publishDeadLetter(command, ctx.self().path(), DeadLetterReason.STASH_OVERFLOW);
-        if (!(command instanceof StateProbe)) {
-            behavior.onCommandRefused((C) command, new PersistenceException(PersistenceFailure.STASH_OVERFLOW,
-                "stash of " + pid + " is full (" + stashCapacity + " commands) while a write or recovery is in flight", null));
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private void refuse(Object command, PersistenceException ex) {
-        if (command != null && !(command instanceof StateProbe)) {
-            behavior.onCommandRefused((C) command, ex);
-        }
-    }
-
-    private void refuseStashed(PersistenceException ex) {
-        final ActorSystemSpi spi = ActorSystemSpi.of(ctx.system());
-        int n = 0;
-        for (ArrayDeque<Object> q : new ArrayDeque[] {userStash, stash}) {
-            while (q != null && !q.isEmpty()) {
-                final Object cmd = q.pollFirst();
-                n++;
-                refuse(cmd, ex);
-                spi.publishDeadLetter(cmd, ctx.self().path(), DeadLetterReason.STOPPED);
-            }
-        }
-        metrics.recordUnstashed(n);
-    }
-
-    private static final class Loaded {
-        final StoredState stored;
-        final Throwable failure;
-
-        Loaded(StoredState stored, Throwable failure) {
-            this.stored = stored;
-            this.failure = failure;
-        }
+    private record Loaded(StoredState stored, Throwable failure) {
     }
 
     private static final class Write extends StateWrite {

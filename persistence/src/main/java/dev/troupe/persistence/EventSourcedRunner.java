@@ -7,9 +7,7 @@ import dev.troupe.actor.Behaviors;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.PostStop;
 import dev.troupe.actor.Signal;
-import dev.troupe.actor.spi.ActorSystemSpi;
 import dev.troupe.persistence.internal.EffectImpl;
-import dev.troupe.persistence.internal.SideEffect;
 import dev.troupe.persistence.internal.StateProbe;
 import dev.troupe.persistence.spi.AtomicWrite;
 import dev.troupe.persistence.spi.EventJournal;
@@ -17,10 +15,7 @@ import dev.troupe.persistence.spi.Replay;
 import dev.troupe.persistence.spi.SelectedSnapshot;
 import dev.troupe.persistence.spi.SnapshotStore;
 
-import java.util.ArrayDeque;
 import java.util.List;
-import java.util.function.Consumer;
-import java.util.function.Function;
 
 /**
  * Runs one {@link EventSourcedBehavior} on its actor: recovery, the command loop, the write in
@@ -28,15 +23,10 @@ import java.util.function.Function;
  * tell the actor (the write object itself, or a small message per recovery step).
  *
  * <p>Per command that persists one event, this allocates nothing of its own: the write object
- * is the entity's for life and is the message the journal tells back; the stash is an
- * {@link ArrayDeque} made on first use that grows to the deepest backlog and stays.
+ * is the entity's for life and is the message the journal tells back; the stashes of
+ * {@link EntityRunner} (the commands that wait) grow to the deepest backlog and stay.
  */
-final class EventSourcedRunner<C, E, S> {
-
-    private static final int RECOVERING = 0;
-    private static final int RUNNING = 1;
-    private static final int PERSISTING = 2;
-    private static final int FAILED = 3;
+final class EventSourcedRunner<C, E, S> extends EntityRunner<C> {
 
     /** The first message an entity tells itself: recovery starts when it arrives, after the subclass's constructor. */
     private static final Object START = new Object() {
@@ -47,39 +37,34 @@ final class EventSourcedRunner<C, E, S> {
     };
 
     private final EventSourcedBehavior<C, E, S> behavior;
-    private final ActorContext<C> ctx;
     private final Persistence persistence;
-    private final PersistenceMetrics metrics;
     private final EventJournal journal;
     private final SnapshotStore snapshots;
     private final ActorRef<Object> self;
-    private final String pid;
     private final int slice;
     private final EntityWrite write;
 
     private RetentionCriteria retention;
-    private int stashCapacity;
-    private int phase = RECOVERING;
     private S state;
     private long seqNr;
-    private ArrayDeque<Object> stash;
-    private ArrayDeque<Object> userStash;
     private EffectImpl<E, S> pendingEffect;
     private Object pendingCommand;
     private long snapshotAt;
     private long recoveryStart;
     private long eventsReplayed;
 
-    @SuppressWarnings("unchecked")
     EventSourcedRunner(EventSourcedBehavior<C, E, S> behavior, ActorContext<C> ctx) {
+        this(behavior, ctx, Persistence.get(ctx.system()));
+    }
+
+    @SuppressWarnings("unchecked")
+    private EventSourcedRunner(EventSourcedBehavior<C, E, S> behavior, ActorContext<C> ctx, Persistence persistence) {
+        super(ctx, persistence.metrics(), behavior.persistenceId().id());
         this.behavior = behavior;
-        this.ctx = ctx;
-        this.persistence = Persistence.get(ctx.system());
-        this.metrics = persistence.metrics();
+        this.persistence = persistence;
         this.journal = persistence.settings().journal();
         this.snapshots = persistence.settings().snapshotStore();
         this.self = (ActorRef<Object>) (ActorRef<?>) ctx.self();
-        this.pid = behavior.persistenceId().id();
         this.slice = behavior.persistenceId().slice();
         this.write = new EntityWrite(self);
         // Called from the base class's constructor: the subclass is not built yet, so nothing of
@@ -100,29 +85,31 @@ final class EventSourcedRunner<C, E, S> {
         if (msg == START) {
             return start();
         }
-        if (phase == RUNNING) {
-            final Behavior<C> next = handle(msg);
-            return next == Behaviors.<C>same() && stash != null && !stash.isEmpty() ? drainStash() : next;
-        }
-        if (phase == FAILED) {
-            ActorSystemSpi.of(ctx.system()).publishDeadLetter(msg, ctx.self().path(), DeadLetterReason.STOPPED);
-            return Behaviors.same();
-        }
-        stashCommand(msg);
-        return Behaviors.same();
+        return receiveCommand(msg);
     }
 
     Behavior<C> receiveSignal(Signal signal) {
         if (signal instanceof PostStop) {
-            dropStashes(DeadLetterReason.STOPPED);
+            dropAll();
         }
         behavior.onSignal(state, signal);
         return Behaviors.same();
     }
 
+    @Override
+    int stashCapacity() {
+        return behavior.stashCapacity();
+    }
+
+    @Override
+    void onCommandRefused(C command, PersistenceException failure) {
+        behavior.onCommandRefused(command, failure);
+    }
+
     /** Handles a command (or a test-kit probe) in the RUNNING phase; never drains the stash itself. */
+    @Override
     @SuppressWarnings("unchecked")
-    private Behavior<C> handle(Object msg) {
+    Behavior<C> handle(Object msg) {
         if (msg instanceof StateProbe) {
             ((StateProbe) msg).replyTo().tell(new StateProbe.StateReply(pid, state, seqNr));
             return Behaviors.same();
@@ -151,24 +138,16 @@ final class EventSourcedRunner<C, E, S> {
                 return startWrite(effect, command);
             }
             case EffectImpl.UNHANDLED:
-                ActorSystemSpi.of(ctx.system()).publishDeadLetter(command, ctx.self().path(), DeadLetterReason.UNHANDLED);
-                return runSideEffects(effect);
+                deadLetter(command, DeadLetterReason.UNHANDLED);
+                return runSideEffects(effect, state);
             case EffectImpl.STOP:
-                runSideEffects(effect);
+                runSideEffects(effect, state);
                 return Behaviors.stopped();
             case EffectImpl.STASH:
-                if (stashedCount() >= stashCapacity) {
-                    refuseOverflow(command);
-                } else {
-                    if (userStash == null) {
-                        userStash = new ArrayDeque<>();
-                    }
-                    userStash.addLast(command);
-                    metrics.recordStashed();
-                }
-                return runSideEffects(effect);
+                stashByHandler(command);
+                return runSideEffects(effect, state);
             default:
-                return runSideEffects(effect);
+                return runSideEffects(effect, state);
         }
     }
 
@@ -205,93 +184,7 @@ final class EventSourcedRunner<C, E, S> {
             takeSnapshot(snapshotAt);
             snapshotAt = 0;
         }
-        final Behavior<C> next = runSideEffects(effect);
-        if (next != Behaviors.<C>same()) {
-            return next;
-        }
-        return stash != null && !stash.isEmpty() ? drainStash() : next;
-    }
-
-    @SuppressWarnings("unchecked")
-    private Behavior<C> runSideEffects(EffectImpl<E, S> effect) {
-        Behavior<C> next = Behaviors.same();
-        for (SideEffect s = effect.sideEffects(); s != null; s = s.next()) {
-            switch (s.kind) {
-                case SideEffect.REPLY:
-                    s.replyTo.tell(((Function<S, Object>) s.function).apply(state));
-                    break;
-                case SideEffect.RUN:
-                    ((Consumer<S>) s.function).accept(state);
-                    break;
-                case SideEffect.STOP:
-                    next = Behaviors.stopped();
-                    break;
-                default:
-                    unstashUserStash();
-                    break;
-            }
-        }
-        return next;
-    }
-
-    /** Handles stashed commands until one starts a write (or stops the entity). */
-    private Behavior<C> drainStash() {
-        final ArrayDeque<Object> q = stash;
-        while (phase == RUNNING && !q.isEmpty()) {
-            final Object cmd = q.pollFirst();
-            metrics.recordUnstashed(1);
-            final Behavior<C> next = handle(cmd);
-            if (next != Behaviors.<C>same()) {
-                return next;
-            }
-        }
-        return Behaviors.same();
-    }
-
-    private void unstashUserStash() {
-        if (userStash == null || userStash.isEmpty()) {
-            return;
-        }
-        if (stash == null) {
-            stash = new ArrayDeque<>();
-        }
-        // Commands stashed by the handler came before those buffered during the write: put them first, in order.
-        while (!userStash.isEmpty()) {
-            stash.addFirst(userStash.pollLast());
-        }
-    }
-
-    private int stashedCount() {
-        return (stash == null ? 0 : stash.size()) + (userStash == null ? 0 : userStash.size());
-    }
-
-    private void stashCommand(Object msg) {
-        if (stashedCount() >= stashCapacity()) {
-            refuseOverflow(msg);
-            return;
-        }
-        if (stash == null) {
-            stash = new ArrayDeque<>();
-        }
-        stash.addLast(msg);
-        metrics.recordStashed();
-    }
-
-    private int stashCapacity() {
-        if (stashCapacity == 0) {
-            stashCapacity = behavior.stashCapacity();
-        }
-        return stashCapacity;
-    }
-
-    @SuppressWarnings("unchecked")
-    private void refuseOverflow(Object command) {
-        metrics.recordFailure(PersistenceFailure.STASH_OVERFLOW);
-        ActorSystemSpi.of(ctx.system()).publishDeadLetter(command, ctx.self().path(), DeadLetterReason.STASH_OVERFLOW);
-        if (!(command instanceof StateProbe)) {
-            behavior.onCommandRefused((C) command, new PersistenceException(PersistenceFailure.STASH_OVERFLOW,
-                "stash of " + pid + " is full (" + stashCapacity() + " commands) while a write or recovery is in flight", null));
-        }
+        return drainIfSame(runSideEffects(effect, state));
     }
 
     // ---------------------------------------------------------------- failures
@@ -306,7 +199,7 @@ final class EventSourcedRunner<C, E, S> {
         pendingCommand = null;
         pendingEffect = null;
         refuse(pending, ex);
-        refuseStashed(ex);
+        refuseAll(ex);
         throw ex;
     }
 
@@ -317,54 +210,8 @@ final class EventSourcedRunner<C, E, S> {
         metrics.recordRecovering(-1);
         ctx.log().error("{}: {}", pid, ex.getMessage(), ex);
         behavior.onSignal(state, new RecoveryFailed(ex));
-        refuseStashed(ex);
+        refuseAll(ex);
         throw ex;
-    }
-
-    private static PersistenceException asPersistenceException(Throwable t, String what) {
-        if (t instanceof PersistenceException) {
-            return (PersistenceException) t;
-        }
-        return new PersistenceException(PersistenceFailure.OTHER, what + ": " + t, t);
-    }
-
-    @SuppressWarnings("unchecked")
-    private void refuse(Object command, PersistenceException ex) {
-        if (command != null && !(command instanceof StateProbe)) {
-            behavior.onCommandRefused((C) command, ex);
-        }
-    }
-
-    private void refuseStashed(PersistenceException ex) {
-        final ActorSystemSpi spi = ActorSystemSpi.of(ctx.system());
-        int n = 0;
-        for (ArrayDeque<Object> q : new ArrayDeque[] {userStash, stash}) {
-            if (q == null) {
-                continue;
-            }
-            while (!q.isEmpty()) {
-                final Object cmd = q.pollFirst();
-                n++;
-                refuse(cmd, ex);
-                spi.publishDeadLetter(cmd, ctx.self().path(), DeadLetterReason.STOPPED);
-            }
-        }
-        metrics.recordUnstashed(n);
-    }
-
-    private void dropStashes(DeadLetterReason reason) {
-        final ActorSystemSpi spi = ActorSystemSpi.of(ctx.system());
-        int n = 0;
-        for (ArrayDeque<Object> q : new ArrayDeque[] {userStash, stash}) {
-            if (q == null) {
-                continue;
-            }
-            while (!q.isEmpty()) {
-                spi.publishDeadLetter(q.pollFirst(), ctx.self().path(), reason);
-                n++;
-            }
-        }
-        metrics.recordUnstashed(n);
     }
 
     // ---------------------------------------------------------------- recovery
@@ -372,7 +219,7 @@ final class EventSourcedRunner<C, E, S> {
     @SuppressWarnings("unchecked")
     private Behavior<C> start() {
         retention = behavior.retentionCriteria();
-        stashCapacity();
+        capacity();
         recoveryStart = System.nanoTime();
         metrics.recordRecovering(1);
         state = behavior.emptyState();
@@ -424,7 +271,7 @@ final class EventSourcedRunner<C, E, S> {
         metrics.recordRecovering(-1);
         metrics.recordRecovery(pid, System.nanoTime() - recoveryStart, eventsReplayed);
         behavior.onSignal(state, RecoveryCompleted.instance());
-        return stash != null && !stash.isEmpty() ? drainStash() : Behaviors.same();
+        return hasBuffered() ? drain() : Behaviors.same();
     }
 
     // ---------------------------------------------------------------- snapshots
@@ -437,7 +284,7 @@ final class EventSourcedRunner<C, E, S> {
     private Behavior<C> onSnapshotSaved(long at, Throwable failure) {
         final PersistenceId id = behavior.persistenceId();
         if (failure != null) {
-            final Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            final Throwable cause = unwrap(failure);
             ctx.log().warn("{}: snapshot at sequence number {} failed: {}", pid, at, cause.toString());
             behavior.onSignal(state, new SnapshotFailed(id, at, cause));
             return Behaviors.same();
@@ -457,80 +304,42 @@ final class EventSourcedRunner<C, E, S> {
 
     // ---------------------------------------------------------------- internal messages
 
-    /** A message the entity's own machinery tells it. */
-    private abstract static class Internal {
-        abstract <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner);
+    /** A message the entity's own machinery tells it: it calls the runner's handler of its kind. */
+    private interface Internal {
+        <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner);
     }
 
-    private static final class SnapshotLoaded extends Internal {
-        final SelectedSnapshot snapshot;
-
-        SnapshotLoaded(SelectedSnapshot snapshot) {
-            this.snapshot = snapshot;
-        }
-
+    private record SnapshotLoaded(SelectedSnapshot snapshot) implements Internal {
         @Override
-        <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
+        public <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
             return runner.onSnapshotLoaded(snapshot);
         }
     }
 
-    private static final class SnapshotSaved extends Internal {
-        final long at;
-        final Throwable failure;
-
-        SnapshotSaved(long at, Throwable failure) {
-            this.at = at;
-            this.failure = failure;
-        }
-
+    private record SnapshotSaved(long at, Throwable failure) implements Internal {
         @Override
-        <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
+        public <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
             return runner.onSnapshotSaved(at, failure);
         }
     }
 
-    private static final class Replayed extends Internal {
-        final Object[] events;
-        final int count;
-        final long lastSeqNr;
-        final Runnable applied;
-
-        Replayed(Object[] events, int count, long lastSeqNr, Runnable applied) {
-            this.events = events;
-            this.count = count;
-            this.lastSeqNr = lastSeqNr;
-            this.applied = applied;
-        }
-
+    private record Replayed(Object[] events, int count, long lastSeqNr, Runnable applied) implements Internal {
         @Override
-        <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
+        public <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
             return runner.onReplayed(events, count, lastSeqNr, applied);
         }
     }
 
-    private static final class ReplayCompleted extends Internal {
-        final long highest;
-
-        ReplayCompleted(long highest) {
-            this.highest = highest;
-        }
-
+    private record ReplayCompleted(long highest) implements Internal {
         @Override
-        <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
+        public <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
             return runner.onReplayCompleted(highest);
         }
     }
 
-    private static final class ReplayFailed extends Internal {
-        final Throwable failure;
-
-        ReplayFailed(Throwable failure) {
-            this.failure = failure;
-        }
-
+    private record ReplayFailed(Throwable failure) implements Internal {
         @Override
-        <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
+        public <C> Behavior<C> handle(EventSourcedRunner<C, ?, ?> runner) {
             return runner.recoveryFailed(failure);
         }
     }

@@ -6,6 +6,7 @@ import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.Terminated;
 import dev.troupe.actor.testkit.TestProbe;
 import dev.troupe.remote.json.Greeting;
+import dev.troupe.testsupport.JavaCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -90,22 +91,8 @@ class MultiNodeTest {
     }
 
     private Child startChild(String system, int port, String... extraArgs) throws IOException, InterruptedException {
-        final List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("--add-opens");
-        cmd.add("java.base/jdk.internal.misc=ALL-UNNAMED");
-        if (Runtime.version().feature() >= 24) {
-            cmd.add("--sun-misc-unsafe-memory-access=allow");
-            cmd.add("--enable-native-access=ALL-UNNAMED");
-        }
-        cmd.add("-Xmx256m");
-        cmd.add("-XX:+UseSerialGC");
-        cmd.add("-XX:TieredStopAtLevel=1");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(NodeMain.class.getName());
-        cmd.add(system);
-        cmd.add(Integer.toString(port));
+        final List<String> cmd = JavaCommand.of(NodeMain.class, List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"),
+            system, Integer.toString(port));
         cmd.addAll(List.of(extraArgs));
         final Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         final Child c = new Child(p);

@@ -1,5 +1,7 @@
 package dev.troupe.benchmarks.cluster;
 
+import dev.troupe.testsupport.JavaCommand;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -214,9 +216,7 @@ public final class ClusterConvergence {
         }
 
         static Node start(String system, int port, String arg) throws IOException {
-            final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx192m", "-cp", System.getProperty("java.class.path"),
-                ConvergenceNode.class.getName(), system, Integer.toString(port), arg));
+            final List<String> cmd = JavaCommand.of(ConvergenceNode.class, List.of("-Xmx192m"), system, Integer.toString(port), arg);
             return new Node(port, new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start());
         }
 

@@ -17,7 +17,8 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
  * The pinger of a pair, on Pekko. Kept line for line parallel to
- * {@code dev.troupe.benchmarks.troupe.TroupePinger}.
+ * {@code dev.troupe.benchmarks.troupe.TroupePinger}, on purpose: both systems run the same code, so a
+ * difference in the numbers is the systems', not the rigs'.
  */
 final class PekkoPinger extends AbstractBehavior<PingerMessage> {
 

@@ -15,7 +15,8 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
  * The ponger of a pair, on Pekko: answers every ping to its {@code replyTo}. Kept line for
- * line parallel to {@code dev.troupe.benchmarks.troupe.TroupePonger}.
+ * line parallel to {@code dev.troupe.benchmarks.troupe.TroupePonger}, on purpose: both systems run the
+ * same code, so a difference in the numbers is the systems', not the rigs'.
  */
 final class PekkoPonger extends AbstractBehavior<PongerMessage> {
 

@@ -2,8 +2,8 @@ package dev.troupe.benchmarks.persistence;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.troupe.persistence.jdbc.EmbeddedPostgres;
 import dev.troupe.persistence.jdbc.JdbcSettings;
+import dev.troupe.testsupport.EmbeddedPostgres;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 

@@ -17,7 +17,8 @@ import dev.troupe.benchmarks.common.Start;
 
 /**
  * The pinger of a pair, on Troupe. Kept line for line parallel to
- * {@code dev.troupe.benchmarks.pekko.PekkoPinger}.
+ * {@code dev.troupe.benchmarks.pekko.PekkoPinger}, on purpose: both systems run the same code, so a
+ * difference in the numbers is the systems', not the rigs'.
  */
 final class TroupePinger extends AbstractBehavior<PingerMessage> {
 

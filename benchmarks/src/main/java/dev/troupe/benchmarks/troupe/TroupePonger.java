@@ -15,7 +15,8 @@ import dev.troupe.benchmarks.common.Scenario;
 
 /**
  * The ponger of a pair, on Troupe: answers every ping to its {@code replyTo}. Kept line for
- * line parallel to {@code dev.troupe.benchmarks.pekko.PekkoPonger}.
+ * line parallel to {@code dev.troupe.benchmarks.pekko.PekkoPonger}, on purpose: both systems run the
+ * same code, so a difference in the numbers is the systems', not the rigs'.
  */
 final class TroupePonger extends AbstractBehavior<PongerMessage> {
 

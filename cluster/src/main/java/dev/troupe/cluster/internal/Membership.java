@@ -13,14 +13,9 @@ import dev.troupe.cluster.spi.ClusterMessage.MemberInfo;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * One node's membership view as a deterministic state machine: inputs are discovery results,
@@ -51,9 +46,12 @@ import java.util.TreeMap;
  *       ({@link Downing}, {@link SplitBrainDecision}), which may instead remove this node itself.</li>
  * </ul>
  *
- * <p>Its rooms: this class holds the peers (status, reachability, tombstones), this node's own
- * status and the events; {@link DiscoveryView} what discovery lists and the join gate;
- * {@link RemovalRules} when an unreachable member is removed.
+ * <p>Its rooms: this class takes the inputs (it merges what discovery, the transport and the
+ * peers' info say into the view) and holds this node's own status; {@link MemberTable} the peers
+ * (status, reachability, tombstones) and their events; {@link DiscoveryView} what discovery lists
+ * and the join gate; {@link RemovalRules} when an unreachable member is removed;
+ * {@link LeaveProtocol} graceful leaving, this node's and its peers'; {@link DowningProtocol}
+ * downing, by an operator, a member or the strategy.
  */
 final class Membership {
 
@@ -122,26 +120,17 @@ final class Membership {
     private final Set<String> roles;
     private final String appVersion;
     private final long joinTimeoutNanos;
-    private final long leaveTimeoutNanos;
-    private Downing downing = Downing.NONE;
-    /** When a member joined, went, or changed reachability last: a strategy acts once this is {@code stableAfter} old. */
-    private long lastChangeNanos;
     private long selfUpSinceMillis;
     private final Limits limits;
     private final Effects effects;
     private final DiscoveryView discovery = new DiscoveryView();
     private final RemovalRules removals;
+    private final MemberTable table;
+    private final LeaveProtocol leaving;
+    private final DowningProtocol downing;
 
     private MemberStatus selfStatus = MemberStatus.JOINING;
-    private final TreeMap<UniqueAddress, Peer> peers = new TreeMap<>();
-    /** The live incarnation at each canonical address. */
-    private final Map<Address, UniqueAddress> byAddress = new HashMap<>();
-    private final LinkedHashMap<UniqueAddress, Boolean> tombstones = new LinkedHashMap<>();
-    private ClusterState state;
-    private long changes;
-    private long builtAt;
     private long rejected;
-    private long viewChanges;
 
     /**
      * @param self this node's incarnation
@@ -174,14 +163,15 @@ final class Membership {
     Membership(UniqueAddress self, Set<String> roles, String appVersion, long joinTimeout, long downAfter,
                       long leaveTimeout, Limits limits, Effects effects) {
         this.self = self;
-        this.leaveTimeoutNanos = leaveTimeout;
         this.roles = Set.copyOf(roles);
         this.appVersion = appVersion == null ? "" : appVersion;
         this.joinTimeoutNanos = joinTimeout;
         this.removals = new RemovalRules(downAfter);
         this.limits = limits;
         this.effects = effects;
-        this.state = buildState();
+        this.table = new MemberTable(effects, discovery, limits);
+        this.leaving = new LeaveProtocol(this, table, effects, leaveTimeout);
+        this.downing = new DowningProtocol(this, table, effects);
     }
 
     // ---- inputs ----
@@ -203,8 +193,8 @@ final class Membership {
             if (discovery.isSelf(a, self.address())) {
                 continue;
             }
-            final UniqueAddress known = discovery.isAlias(a) ? discovery.aliasOf(a) : byAddress.get(a);
-            if (known == null || !peers.containsKey(known)) {
+            final UniqueAddress known = discovery.isAlias(a) ? discovery.aliasOf(a) : table.incarnationAt(a);
+            if (known == null || !table.contains(known)) {
                 unknown.add(a);
                 effects.connect(a);
             }
@@ -214,13 +204,13 @@ final class Membership {
         }
         // Discovery dropped some: those also unreachable go now.
         final List<Peer> gone = new ArrayList<>();
-        for (Peer p : peers.values()) {
+        for (Peer p : table.peers()) {
             if (removals.goneFromDiscovery(p, discovery, now)) {
                 gone.add(p);
             }
         }
         for (Peer p : gone) {
-            remove(p, RemovalReason.UNREACHABLE_AND_UNDISCOVERED);
+            table.remove(p, RemovalReason.UNREACHABLE_AND_UNDISCOVERED);
         }
         checkSelfUp(now);
     }
@@ -243,30 +233,28 @@ final class Membership {
             checkSelfUp(now);
             return;
         }
-        if (tombstones.containsKey(peer)) {
-            tellIfDowned(peer);
+        if (table.isTombstoned(peer)) {
+            downing.tellIfDowned(peer);
             effects.disconnect(peer);
             return;
         }
-        final UniqueAddress previous = byAddress.get(peer.address());
+        final UniqueAddress previous = table.incarnationAt(peer.address());
         if (previous != null && !previous.equals(peer)) {
-            final Peer old = peers.get(previous);
+            final Peer old = table.get(previous);
             if (old != null) {
-                remove(old, RemovalReason.RESTARTED);
+                table.remove(old, RemovalReason.RESTARTED);
             }
         }
-        Peer p = peers.get(peer);
+        Peer p = table.get(peer);
         if (p == null) {
-            if (peers.size() >= limits.maxMembers()) {
+            if (table.full()) {
                 rejected++;
                 effects.disconnect(peer);
                 return;
             }
-            p = new Peer(peer, discovery.rounds());
-            peers.put(peer, p);
-            byAddress.put(peer.address(), peer);
+            p = table.admit(peer, discovery.rounds());
         } else if (!p.reachable) {
-            setReachable(p, true, now);
+            table.setReachable(p, true, now);
         }
         if (dialed != null) {
             discovery.alias(dialed, peer);
@@ -293,22 +281,22 @@ final class Membership {
         if (selfStatus == MemberStatus.REMOVED) {
             return;
         }
-        if (tombstones.containsKey(from)) {
-            tellIfDowned(from);
+        if (table.isTombstoned(from)) {
+            downing.tellIfDowned(from);
             return;
         }
         if (!info.from().equals(from) || !withinLimits(info)) {
             rejected++;
             return;
         }
-        Peer p = peers.get(from);
+        Peer p = table.get(from);
         if (p == null) {
-            if (peers.size() >= limits.maxMembers()) {
+            if (table.full()) {
                 return; // refused and counted at its handshake
             }
             // Info without a handshake report first: the association exists, so treat it as one.
             onHandshake(from, null, now);
-            p = peers.get(from);
+            p = table.get(from);
             if (p == null) {
                 return;
             }
@@ -316,26 +304,17 @@ final class Membership {
         final MemberStatus announced = info.status();
         if (p.member == null) {
             if (announced == MemberStatus.REMOVED) {
-                remove(p, RemovalReason.LEFT);
+                table.remove(p, RemovalReason.LEFT);
                 return;
             }
-            if (!p.reachable && leaving(announced)) {
+            if (!p.reachable && LeaveProtocol.leaving(announced)) {
                 // The announcement itself arrived: it is alive and going, not unreachable. Held as
                 // silent in case the detector is right, so it still goes if it never speaks again.
                 p.reachable = true;
-                silent(p, now);
+                LeaveProtocol.silent(p, now);
             }
-            p.member = new Member(from, announced, info.roles(), info.appVersion(), p.reachable);
             p.upSinceMillis = info.upSince();
-            lastChangeNanos = now;
-            changes++;
-            switch (announced) {
-                case JOINING -> effects.publish(new ClusterEvent.MemberJoined(p.member));
-                case UP -> effects.publish(new ClusterEvent.MemberUp(p.member));
-                case LEAVING -> effects.publish(new ClusterEvent.MemberLeft(p.member));
-                default -> effects.publish(new ClusterEvent.MemberExited(p.member));
-            }
-            viewChanges++;
+            table.joined(p, new Member(from, announced, info.roles(), info.appVersion(), p.reachable), now);
             if (!p.reachable) {
                 effects.publish(new ClusterEvent.UnreachableMember(p.member));
             }
@@ -347,26 +326,20 @@ final class Membership {
             checkSelfUp(now);
         } else if (p.member.status().isBefore(announced)) {
             if (announced == MemberStatus.REMOVED) {
-                remove(p, RemovalReason.LEFT);
+                table.remove(p, RemovalReason.LEFT);
             } else {
-                if (!p.reachable && leaving(announced)) {
+                if (!p.reachable && LeaveProtocol.leaving(announced)) {
                     // Reported unreachable before its announcement arrived (the two travel
                     // different paths): the announcement is proof of life, and from now on the
                     // detector's verdicts on it are not reported.
-                    setReachable(p, true, now);
-                    silent(p, now);
+                    table.setReachable(p, true, now);
+                    LeaveProtocol.silent(p, now);
                 }
                 p.member = p.member.withStatus(announced);
                 if (info.upSince() != 0) {
                     p.upSinceMillis = info.upSince();
                 }
-                changes++;
-                viewChanges++;
-                switch (announced) {
-                    case UP -> effects.publish(new ClusterEvent.MemberUp(p.member));
-                    case LEAVING -> effects.publish(new ClusterEvent.MemberLeft(p.member));
-                    default -> effects.publish(new ClusterEvent.MemberExited(p.member));
-                }
+                table.announce(p);
             }
         }
     }
@@ -376,13 +349,13 @@ final class Membership {
      * @param now the clock
      */
     void onReachable(UniqueAddress peer, long now) {
-        final Peer p = peers.get(peer);
+        final Peer p = table.get(peer);
         if (p == null) {
             return;
         }
         p.silent = false;
         if (!p.reachable) {
-            setReachable(p, true, now);
+            table.setReachable(p, true, now);
         }
     }
 
@@ -391,20 +364,13 @@ final class Membership {
      * @param now the clock
      */
     void onUnreachable(UniqueAddress peer, long now) {
-        final Peer p = peers.get(peer);
-        if (p == null || !p.reachable) {
+        final Peer p = table.get(peer);
+        if (p == null || !p.reachable || leaving.heldSilent(p, now)) {
             return;
         }
-        if (p.member != null && leaving(p.member.status())) {
-            // A leaving member is busy handing off, or already gone: never an unreachability.
-            if (!p.silent) {
-                silent(p, now);
-            }
-            return;
-        }
-        setReachable(p, false, now);
+        table.setReachable(p, false, now);
         if (removals.goneFromDiscovery(p, discovery, now)) {
-            remove(p, RemovalReason.UNREACHABLE_AND_UNDISCOVERED);
+            table.remove(p, RemovalReason.UNREACHABLE_AND_UNDISCOVERED);
         }
     }
 
@@ -418,17 +384,10 @@ final class Membership {
      * @param now the clock
      */
     void onLost(UniqueAddress peer, long now) {
-        final Peer p = peers.get(peer);
-        if (p == null) {
-            return;
+        final Peer p = table.get(peer);
+        if (p != null) {
+            leaving.onLost(p);
         }
-        if (p.member != null && !leaving(p.member.status())) {
-            p.member = new Member(p.address, MemberStatus.LEAVING, p.member.roles(), p.member.appVersion(), true);
-            changes++;
-            viewChanges++;
-            effects.publish(new ClusterEvent.MemberLeft(p.member));
-        }
-        remove(p, RemovalReason.LEFT);
     }
 
     /**
@@ -437,14 +396,14 @@ final class Membership {
      * @param now the clock
      */
     void onRestarted(UniqueAddress previous, UniqueAddress current, long now) {
-        final Peer p = peers.get(previous);
+        final Peer p = table.get(previous);
         if (p != null) {
-            remove(p, RemovalReason.RESTARTED);
+            table.remove(p, RemovalReason.RESTARTED);
         }
     }
 
     /**
-     * Time passes: the join timeout and {@code downAfter}.
+     * Time passes: the join timeout, the leave timeout, the downing strategy and {@code downAfter}.
      *
      * @param now the clock
      */
@@ -452,34 +411,19 @@ final class Membership {
         if (selfStatus == MemberStatus.JOINING && discovery.joinDeadlinePassed(now)) {
             checkSelfUp(now);
         }
-        if (!peers.isEmpty()) {
-            List<Peer> gone = null;
-            for (Peer p : peers.values()) {
-                if (p.silent && now - p.silentSinceNanos >= leaveTimeoutNanos) {
-                    if (gone == null) {
-                        gone = new ArrayList<>();
-                    }
-                    gone.add(p);
-                }
-            }
-            if (gone != null) {
-                for (Peer p : gone) {
-                    remove(p, RemovalReason.LEFT); // its hand-off is over by now, finished or not
-                }
-            }
+        if (!table.peers().isEmpty()) {
+            leaving.tick(now);
         }
-        if (downing.strategy() != DowningStrategy.NONE && !removals.held(now) && now - lastChangeNanos >= downing.stableAfterNanos()) {
-            applyDowning(now);
-        }
+        downing.tick(removals, now);
         if (removals.downAfterApplies(now)) {
             final List<Peer> down = new ArrayList<>();
-            for (Peer p : peers.values()) {
+            for (Peer p : table.peers()) {
                 if (removals.downAfterPassed(p, now)) {
                     down.add(p);
                 }
             }
             for (Peer p : down) {
-                remove(p, RemovalReason.DOWN_AFTER);
+                table.remove(p, RemovalReason.DOWN_AFTER);
             }
         }
     }
@@ -499,7 +443,7 @@ final class Membership {
 
     /** @param d the downing strategy (set once, before the first input) */
     void downing(Downing d) {
-        this.downing = d;
+        downing.strategy(d);
     }
 
     /**
@@ -517,19 +461,10 @@ final class Membership {
             return "this node is no longer a member";
         }
         if (target.equals(self.address())) {
-            downSelf();
+            removeSelf(RemovalReason.DOWNED);
             return null;
         }
-        final UniqueAddress incarnation = byAddress.get(target);
-        final Peer p = incarnation == null ? null : peers.get(incarnation);
-        if (p == null || p.member == null) {
-            return "no member at " + target;
-        }
-        if (p.reachable) {
-            return target + " is reachable: down only an unreachable member (a reachable one can be asked to leave)";
-        }
-        downPeer(p, null);
-        return null;
+        return downing.down(target);
     }
 
     /**
@@ -544,13 +479,7 @@ final class Membership {
             leave(now);
             return null;
         }
-        final UniqueAddress incarnation = byAddress.get(target);
-        final Peer p = incarnation == null ? null : peers.get(incarnation);
-        if (p == null || p.member == null) {
-            return "no member at " + target;
-        }
-        effects.send(p.address, new ClusterMessage.LeaveRequest(p.address));
-        return null;
+        return leaving.ask(target);
     }
 
     /**
@@ -566,18 +495,10 @@ final class Membership {
         }
         if (target.equals(self)) {
             // even from a member removed here just now: its close may overtake its last words
-            downSelf();
+            removeSelf(RemovalReason.DOWNED);
             return;
         }
-        if (tombstones.containsKey(from)) {
-            return;
-        }
-        final Peer p = peers.get(target);
-        if (p != null) {
-            downPeer(p, from);
-        } else if (!tombstones.containsKey(target)) {
-            tombstone(target, true); // never admitted later, as if it had been seen
-        }
+        downing.onDown(from, target);
     }
 
     /**
@@ -586,7 +507,7 @@ final class Membership {
      * @param now the clock
      */
     void onLeaveRequest(UniqueAddress from, UniqueAddress target, long now) {
-        if (target.equals(self) && peers.containsKey(from)) {
+        if (target.equals(self) && table.contains(from)) {
             leave(now);
         }
     }
@@ -598,12 +519,7 @@ final class Membership {
      * @return false if this node was already leaving or removed
      */
     boolean leave(long now) {
-        if (!selfStatus.isBefore(MemberStatus.LEAVING)) {
-            return false;
-        }
-        setSelfStatus(MemberStatus.LEAVING);
-        effects.runLeaveHooks(selfMember());
-        return true;
+        return leaving.leave();
     }
 
     /**
@@ -612,11 +528,7 @@ final class Membership {
      * @param now the clock
      */
     void leaveHooksDone(long now) {
-        if (selfStatus != MemberStatus.LEAVING) {
-            return;
-        }
-        setSelfStatus(MemberStatus.EXITING);
-        removeSelf();
+        leaving.hooksDone();
     }
 
     /** This node stops without a hand-off (its system terminates): announce and drop everyone. */
@@ -624,26 +536,14 @@ final class Membership {
         removeSelf(RemovalReason.SELF_REMOVED);
     }
 
-    private void downSelf() {
-        removeSelf(RemovalReason.DOWNED);
-    }
-
-    private void removeSelf(RemovalReason reason) {
+    /** @param reason why this node is removed: it announces {@code REMOVED} and drops everyone */
+    void removeSelf(RemovalReason reason) {
         if (selfStatus == MemberStatus.REMOVED) {
             return;
         }
         final MemberStatus previous = selfStatus;
         setSelfStatus(MemberStatus.REMOVED);
-        final List<Peer> all = new ArrayList<>(peers.values());
-        for (Peer p : all) {
-            peers.remove(p.address);
-            if (p.member != null) {
-                effects.publish(new ClusterEvent.MemberRemoved(p.member.withStatus(MemberStatus.REMOVED),
-                    p.member.status(), RemovalReason.SELF_REMOVED));
-            }
-        }
-        byAddress.clear();
-        discovery.forgetAll();
+        final List<Peer> all = table.removeAll();
         effects.publish(new ClusterEvent.MemberRemoved(selfMember(), previous, reason));
         for (Peer p : all) {
             effects.disconnect(p.address);
@@ -654,16 +554,12 @@ final class Membership {
 
     /** @return the current view; rebuilt only when it changed since the last call */
     ClusterState state() {
-        if (builtAt != changes) {
-            state = buildState();
-            builtAt = changes;
-        }
-        return state;
+        return table.state(selfMember());
     }
 
     /** @return a counter that moves whenever the view changes */
     long changes() {
-        return changes;
+        return table.changes();
     }
 
     /** @return this node's member */
@@ -671,9 +567,19 @@ final class Membership {
         return new Member(self, selfStatus, roles, appVersion, true);
     }
 
+    /** @return this node's incarnation */
+    UniqueAddress selfAddress() {
+        return self;
+    }
+
     /** @return this node's status */
     MemberStatus selfStatus() {
         return selfStatus;
+    }
+
+    /** @return when this node went up, by its wall clock; 0 before */
+    long selfUpSinceMillis() {
+        return selfUpSinceMillis;
     }
 
     /** @return member info and messages refused for exceeding a limit, since start */
@@ -683,12 +589,12 @@ final class Membership {
 
     /** @return status changes, joins and removals seen, since start */
     long viewChanges() {
-        return viewChanges;
+        return table.viewChanges();
     }
 
     /** @return the peers handshaken with (members of the view or about to be) */
     Set<UniqueAddress> peers() {
-        return peers.keySet();
+        return table.addresses();
     }
 
     /**
@@ -696,71 +602,13 @@ final class Membership {
      * @return whether it was removed (and is refused from now on)
      */
     boolean isTombstoned(UniqueAddress peer) {
-        return tombstones.containsKey(peer);
+        return table.isTombstoned(peer);
     }
 
-    // ---- internals ----
+    // ---- this node's own status ----
 
     private MemberInfo selfInfo() {
         return new MemberInfo(self, selfStatus, roles, appVersion, selfUpSinceMillis);
-    }
-
-    private void downPeer(Peer p, UniqueAddress toldBy) {
-        remove(p, RemovalReason.DOWNED);
-        tombstones.put(p.address, Boolean.TRUE);
-        // spread it: every member removes it once, and tells the others once (a full mesh may lack a link)
-        final ClusterMessage.Down down = new ClusterMessage.Down(p.address);
-        for (UniqueAddress other : peers.keySet()) {
-            if (!other.equals(toldBy)) {
-                effects.send(other, down);
-            }
-        }
-        effects.send(p.address, down);
-    }
-
-    /** A downed incarnation that speaks again is told it is down, so it removes itself. */
-    private void tellIfDowned(UniqueAddress peer) {
-        if (Boolean.TRUE.equals(tombstones.get(peer))) {
-            effects.send(peer, new ClusterMessage.Down(peer));
-        }
-    }
-
-    /** The downing strategy on this view: it acts only when some member that counts is unreachable. */
-    private void applyDowning(long now) {
-        if (selfStatus != MemberStatus.UP && selfStatus != MemberStatus.LEAVING) {
-            return;
-        }
-        final SplitBrainDecision.Verdict verdict = SplitBrainDecision.decide(downing.strategy(), downing.quorumSize(),
-            self.address(), selfUpSinceMillis, peers.values());
-        if (verdict == SplitBrainDecision.Verdict.NOTHING) {
-            return;
-        }
-        // First the notice, to the members themselves only: one this node cannot reach but that
-        // reaches this node (a cut one way) hears it and removes itself, before anyone takes its
-        // shards. Nobody else is told yet: each member of this side decides on its own view.
-        // Down-all tells everyone: the whole cluster goes, not only whoever decides first.
-        final boolean all = verdict == SplitBrainDecision.Verdict.DOWN_ALL;
-        for (Peer p : peers.values()) {
-            if (p.member != null && (!p.reachable || all) && !p.noticed && verdict != SplitBrainDecision.Verdict.DOWN_SELF) {
-                p.noticed = true;
-                effects.send(p.address, new ClusterMessage.Down(p.address));
-            }
-        }
-        if (verdict == SplitBrainDecision.Verdict.DOWN_UNREACHABLE
-            && now - lastChangeNanos >= downing.stableAfterNanos() + downing.marginNanos()) {
-            // the losing side has downed itself by now: its shards may start here
-            final List<Peer> down = new ArrayList<>();
-            for (Peer p : peers.values()) {
-                if (p.member != null && !p.reachable) {
-                    down.add(p);
-                }
-            }
-            for (Peer p : down) {
-                downPeer(p, null);
-            }
-        } else if (verdict != SplitBrainDecision.Verdict.DOWN_UNREACHABLE) {
-            downSelf();
-        }
     }
 
     private boolean withinLimits(MemberInfo info) {
@@ -782,10 +630,10 @@ final class Membership {
         }
     }
 
-    private void setSelfStatus(MemberStatus status) {
+    /** @param status this node's new status: published, and sent to every peer */
+    void setSelfStatus(MemberStatus status) {
         selfStatus = status;
-        changes++;
-        viewChanges++;
+        table.selfChanged();
         final Member me = selfMember();
         switch (status) {
             case UP -> effects.publish(new ClusterEvent.MemberUp(me));
@@ -795,69 +643,8 @@ final class Membership {
             }
         }
         final MemberInfo info = selfInfo();
-        for (UniqueAddress p : peers.keySet()) {
+        for (UniqueAddress p : table.addresses()) {
             effects.send(p, info);
         }
-    }
-
-    /** @return whether a member with this status announced it is going */
-    private static boolean leaving(MemberStatus status) {
-        return MemberStatus.UP.isBefore(status);
-    }
-
-    private static void silent(Peer p, long now) {
-        p.silent = true;
-        p.silentSinceNanos = now;
-    }
-
-    private void setReachable(Peer p, boolean reachable, long now) {
-        p.reachable = reachable;
-        p.noticed = false;
-        lastChangeNanos = now;
-        changes++;
-        if (!reachable) {
-            p.unreachableSinceNanos = now;
-        }
-        if (p.member != null) {
-            p.member = p.member.withReachable(reachable);
-            effects.publish(reachable ? new ClusterEvent.ReachableMember(p.member) : new ClusterEvent.UnreachableMember(p.member));
-        }
-    }
-
-    private void remove(Peer p, RemovalReason reason) {
-        peers.remove(p.address);
-        changes++;
-        if (p.address.equals(byAddress.get(p.address.address()))) {
-            byAddress.remove(p.address.address());
-        }
-        discovery.forget(p.address);
-        tombstone(p.address, false);
-        if (p.member != null) {
-            viewChanges++;
-            effects.publish(new ClusterEvent.MemberRemoved(p.member.withStatus(MemberStatus.REMOVED), p.member.status(), reason));
-        }
-        effects.disconnect(p.address);
-    }
-
-    /** @param downed whether it was downed (told so if it speaks again) */
-    private void tombstone(UniqueAddress peer, boolean downed) {
-        tombstones.put(peer, downed);
-        if (tombstones.size() > limits.maxTombstones()) {
-            final Iterator<UniqueAddress> oldest = tombstones.keySet().iterator();
-            oldest.next();
-            oldest.remove();
-        }
-    }
-
-    private ClusterState buildState() {
-        final List<Member> members = new ArrayList<>(peers.size() + 1);
-        final Member me = selfMember();
-        members.add(me);
-        for (Peer p : peers.values()) {
-            if (p.member != null) {
-                members.add(p.member);
-            }
-        }
-        return new ClusterState(me, members);
     }
 }

@@ -8,15 +8,10 @@ import dev.troupe.cluster.discovery.StaticDiscovery;
 import dev.troupe.cluster.sharding.Entity;
 import dev.troupe.remote.RemoteSettings;
 import dev.troupe.testsupport.Await;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,40 +28,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EntitiesFindActorsThroughTheReceptionistTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
-    private final List<TroupeNode> nodes = new ArrayList<>();
 
-    @AfterEach
-    void tearDown() {
-        for (TroupeNode n : nodes) {
-            n.close();
-        }
-    }
-
-    private static int freePort(String host) {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress(host, 0));
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
+    @RegisterExtension
+    final LoopbackNodes loopback = new LoopbackNodes("127.0.0.5", "127.0.0.6");
 
     @Test
     void entitiesOnEveryNodeTellAReporterTheyFoundThroughTheReceptionist() throws Exception {
-        final String[] hosts = {"127.0.0.5", "127.0.0.6"};
-        final int[] ports = {freePort(hosts[0]), freePort(hosts[1])};
-        final String[] seeds = {hosts[0] + ":" + ports[0], hosts[1] + ":" + ports[1]};
+        final String[] hosts = loopback.hosts();
         for (int i = 0; i < 2; i++) {
             final String host = hosts[i];
-            nodes.add(TroupeNode.builder("reporting")
-                .remote(RemoteSettings.builder().bindHost(host).bindPort(ports[i]).secret("reporter-example-secret-0123456"))
-                .cluster(ClusterSettings.builder().discovery(StaticDiscovery.of(seeds)).discoveryInterval(Duration.ofMillis(500)).build())
+            loopback.add(TroupeNode.builder("reporting")
+                .remote(RemoteSettings.builder().bindHost(host).bindPort(loopback.port(i)).secret("reporter-example-secret-0123456"))
+                .cluster(ClusterSettings.builder().discovery(StaticDiscovery.of(loopback.seeds())).discoveryInterval(Duration.ofMillis(500)).build())
                 .sharding(Entity.of(ReporterExample.COUNTER, ctx -> ReporterExample.counter(ctx.entityId(), host)))
                 .start());
         }
-        for (TroupeNode n : nodes) {
-            n.awaitUp(WAIT);
-        }
+        loopback.awaitUp(WAIT);
+        final List<TroupeNode> nodes = loopback.nodes();
         final Map<String, ReporterExample.Changed> latest = new ConcurrentHashMap<>();
         final TroupeNode driver = nodes.get(0);
         final ActorRef<ReporterExample.Changed> reporter = driver.system().spawn(Behaviors.<ReporterExample.Changed>receiveMessage(c -> {

@@ -3,15 +3,10 @@ package dev.troupe.cluster.node;
 import dev.troupe.cluster.Address;
 import dev.troupe.cluster.sharding.EntityRef;
 import dev.troupe.testsupport.Await;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -32,23 +27,8 @@ class TroupeNodeTest {
     private static final String SECRET = "troupe-node-example-secret-0123";
     private static final Duration WAIT = Duration.ofSeconds(30);
 
-    private final List<TroupeNode> nodes = new ArrayList<>();
-
-    @AfterEach
-    void tearDown() {
-        for (TroupeNode n : nodes) {
-            n.close();
-        }
-    }
-
-    private static int freePort(String host) {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress(host, 0));
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
+    @RegisterExtension
+    final LoopbackNodes loopback = new LoopbackNodes("127.0.0.2", "127.0.0.3", "127.0.0.4");
 
     private static void awaitViews(List<TroupeNode> live) {
         final Set<Address> expected = new TreeSet<>();
@@ -72,19 +52,12 @@ class TroupeNodeTest {
 
     @Test
     void threeNodesStartedInOneCallEachShareCountersAndAClosedNodeLeavesGracefully() throws Exception {
-        final String[] hosts = {"127.0.0.2", "127.0.0.3", "127.0.0.4"};
-        final String[] seeds = new String[3];
-        final int[] ports = new int[3];
+        final String[] hosts = loopback.hosts();
         for (int i = 0; i < 3; i++) {
-            ports[i] = freePort(hosts[i]);
-            seeds[i] = hosts[i] + ":" + ports[i];
+            loopback.add(CounterExample.start(hosts[i], loopback.port(i), SECRET, loopback.seeds()));
         }
-        for (int i = 0; i < 3; i++) {
-            nodes.add(CounterExample.start(hosts[i], ports[i], SECRET, seeds));
-        }
-        for (TroupeNode n : nodes) {
-            n.awaitUp(WAIT);
-        }
+        loopback.awaitUp(WAIT);
+        final List<TroupeNode> nodes = loopback.nodes();
         awaitViews(nodes);
 
         final int counters = 30;
@@ -115,8 +88,9 @@ class TroupeNodeTest {
         assertThat(hostsSeen).as("counters live on every node").containsExactlyInAnyOrder(hosts);
 
         // the third node leaves: its counters start again on the others (a counter keeps no state across a move)
-        final TroupeNode leaving = nodes.remove(2);
+        final TroupeNode leaving = nodes.get(2);
         leaving.close();
+        nodes.remove(2);
         awaitViews(nodes);
         for (int i = 0; i < counters; i++) {
             final String id = "c-" + i;

@@ -1,6 +1,7 @@
 package dev.troupe.cluster.testkit;
 
 import dev.troupe.testsupport.Await;
+import dev.troupe.testsupport.JavaCommand;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -83,16 +84,11 @@ public final class ChildJvm implements AutoCloseable {
      * @return the running child
      */
     public static ChildJvm start(String name, List<String> prefix, Class<?> mainClass, List<String> jvmOptions, String... args) {
+        final List<String> options = new ArrayList<>();
+        options.add("-Xmx128m");
+        options.addAll(jvmOptions);
         final List<String> cmd = new ArrayList<>(prefix);
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("--add-opens");
-        cmd.add("java.base/jdk.internal.misc=ALL-UNNAMED");
-        cmd.add("-Xmx128m");
-        cmd.addAll(jvmOptions);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(mainClass.getName());
-        cmd.addAll(List.of(args));
+        cmd.addAll(JavaCommand.of(mainClass, options, args));
         try {
             return new ChildJvm(name, new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start());
         } catch (IOException e) {

@@ -7,6 +7,7 @@ import dev.troupe.persistence.jdbc.internal.Codec;
 import dev.troupe.persistence.jdbc.internal.ConnectionSetup;
 import dev.troupe.persistence.jdbc.internal.JournalWriter;
 import dev.troupe.persistence.jdbc.internal.Readers;
+import dev.troupe.persistence.jdbc.internal.Serialized;
 import dev.troupe.persistence.jdbc.internal.Sql;
 import dev.troupe.persistence.jdbc.internal.SqlErrors;
 import dev.troupe.persistence.jdbc.internal.StoreCounters;
@@ -211,7 +212,7 @@ public final class JdbcStore implements PersistenceStore {
 
     @Override
     public CompletionStage<Void> save(String persistenceId, long sequenceNr, Object snapshot) {
-        final Readers.Serialized s;
+        final Serialized s;
         try {
             s = readers.serialize("the snapshot at " + sequenceNr + " of " + persistenceId, snapshot);
         } catch (RuntimeException e) {

@@ -15,6 +15,7 @@ import dev.troupe.persistence.PersistenceId;
 import dev.troupe.persistence.PersistenceSettings;
 import dev.troupe.persistence.SpiCalls;
 import dev.troupe.remote.SerializerRegistry;
+import dev.troupe.testsupport.EmbeddedPostgres;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

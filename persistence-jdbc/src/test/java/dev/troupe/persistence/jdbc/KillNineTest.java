@@ -8,12 +8,13 @@ import dev.troupe.persistence.Counter;
 import dev.troupe.persistence.Persistence;
 import dev.troupe.persistence.PersistenceId;
 import dev.troupe.persistence.PersistenceSettings;
+import dev.troupe.testsupport.EmbeddedPostgres;
+import dev.troupe.testsupport.JavaCommand;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -41,17 +42,7 @@ class KillNineTest {
         JdbcStore.create(pool, JdbcSettings.builder(Counter.registry()).initializeSchema(InitializeSchema.ALWAYS).build()).close();
         final String prefix = UUID.randomUUID() + "-";
         final int entities = 10;
-        final List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("--add-opens");
-        cmd.add("java.base/jdk.internal.misc=ALL-UNNAMED");
-        cmd.add("-Xmx256m");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(KillChild.class.getName());
-        cmd.add(pg.url());
-        cmd.add(prefix);
-        cmd.add(Integer.toString(entities));
+        final List<String> cmd = JavaCommand.of(KillChild.class, List.of("-Xmx256m"), pg.url(), prefix, Integer.toString(entities));
         final Process child = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         final List<Set<Integer>> acked = new ArrayList<>();
         for (int i = 0; i < entities; i++) {

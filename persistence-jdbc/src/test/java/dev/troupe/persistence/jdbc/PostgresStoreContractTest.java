@@ -3,6 +3,7 @@ package dev.troupe.persistence.jdbc;
 import dev.troupe.persistence.Counter;
 import dev.troupe.persistence.StoreContract;
 import dev.troupe.persistence.spi.PersistenceStore;
+import dev.troupe.testsupport.EmbeddedPostgres;
 
 /** The PostgreSQL store (binary COPY, batched recoveries) passes the store contract, on a real PostgreSQL. */
 class PostgresStoreContractTest extends StoreContract {

@@ -8,6 +8,7 @@ import dev.troupe.persistence.Persistence;
 import dev.troupe.persistence.PersistenceSettings;
 import dev.troupe.persistence.PersistenceId;
 import dev.troupe.persistence.spi.AtomicWrite;
+import dev.troupe.testsupport.EmbeddedPostgres;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;

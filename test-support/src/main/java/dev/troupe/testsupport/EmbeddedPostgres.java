@@ -1,4 +1,4 @@
-package dev.troupe.persistence.jdbc;
+package dev.troupe.testsupport;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -16,11 +16,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A real PostgreSQL (Debian's {@code postgresql} package) for the tests: {@code initdb} into a
- * temporary directory, started on 127.0.0.1 at a free port with fsync and synchronous commit on,
- * stopped (and its directory removed) by {@link #close()} or at JVM exit. As root (CI), the
- * server runs as the unprivileged {@code postgres} user the package creates, through
- * {@code runuser}. {@code .ci/run} installs the package when it is missing.
+ * A real PostgreSQL (Debian's {@code postgresql} package) for the tests (and the persistence
+ * benchmark): {@code initdb} into a temporary directory, started on 127.0.0.1 at a free port with
+ * fsync and synchronous commit on, stopped (and its directory removed) by {@link #close()} or at
+ * JVM exit. As root (CI), the server runs as the unprivileged {@code postgres} user the package
+ * creates, through {@code runuser}. {@code .ci/run} installs the package when it is missing.
+ * {@link #pool} needs HikariCP on the class path (an optional dependency of this module).
  */
 public final class EmbeddedPostgres implements AutoCloseable {
 
@@ -29,13 +30,15 @@ public final class EmbeddedPostgres implements AutoCloseable {
 
     private final Path bin;
     private final Path dir;
+    private final String user;
     private final int port;
     private final boolean asRoot;
     private final List<HikariDataSource> pools = new ArrayList<>();
     private boolean running;
 
-    private EmbeddedPostgres() throws IOException, InterruptedException {
+    private EmbeddedPostgres(String user) throws IOException, InterruptedException {
         this.bin = findBin();
+        this.user = user;
         this.asRoot = "root".equals(System.getProperty("user.name"));
         this.dir = Files.createTempDirectory("troupe-pg-");
         if (asRoot) {
@@ -45,21 +48,29 @@ public final class EmbeddedPostgres implements AutoCloseable {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
             this.port = s.getLocalPort();
         }
-        run(60, bin.resolve("initdb").toString(), "-D", dir.resolve("data").toString(), "-U", "troupe", "--auth=trust",
+        run(60, bin.resolve("initdb").toString(), "-D", dir.resolve("data").toString(), "-U", user, "--auth=trust",
             "-E", "UTF8", "--locale=C", "--no-instructions");
         start();
         Runtime.getRuntime().addShutdownHook(new Thread(this::closeQuietly, "embedded-postgres-stop"));
     }
 
-    /** @return a new server (its own data directory and port); close it */
+    /** @return a new server (its own data directory and port), user {@code troupe}; close it */
     public static EmbeddedPostgres startNew() throws Exception {
-        return new EmbeddedPostgres();
+        return new EmbeddedPostgres("troupe");
+    }
+
+    /**
+     * @param user the database user (trusted on loopback, no password)
+     * @return a new server (its own data directory and port); close it
+     */
+    public static EmbeddedPostgres startNew(String user) throws Exception {
+        return new EmbeddedPostgres(user);
     }
 
     /** @return the server shared by this JVM's tests (started on first use, stopped at exit) */
     public static synchronized EmbeddedPostgres shared() throws Exception {
         if (shared == null) {
-            shared = new EmbeddedPostgres();
+            shared = new EmbeddedPostgres("troupe");
         }
         return shared;
     }
@@ -82,6 +93,12 @@ public final class EmbeddedPostgres implements AutoCloseable {
         running = true;
     }
 
+    /** Stops the server as an administrator's restart does: the connections are closed, the sessions ended; {@link #start()} starts it again. */
+    public synchronized void stop() throws IOException, InterruptedException {
+        run(60, bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-m", "fast", "-w", "-t", "60", "stop");
+        running = false;
+    }
+
     /** Stops the server at once, as a crash would (no checkpoint; recovery replays the WAL on start). */
     public synchronized void crash() throws IOException, InterruptedException {
         run(60, bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-m", "immediate", "-w", "stop");
@@ -91,6 +108,11 @@ public final class EmbeddedPostgres implements AutoCloseable {
     /** @return the JDBC URL */
     public String url() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+    }
+
+    /** @return the database user */
+    public String user() {
+        return user;
     }
 
     /** @return the port */
@@ -106,7 +128,7 @@ public final class EmbeddedPostgres implements AutoCloseable {
     public synchronized HikariDataSource pool(int maxConnections, long connectionTimeoutMillis) {
         final HikariConfig c = new HikariConfig();
         c.setJdbcUrl(url());
-        c.setUsername("troupe");
+        c.setUsername(user);
         c.setMaximumPoolSize(maxConnections);
         c.setMinimumIdle(0);
         c.setConnectionTimeout(connectionTimeoutMillis);
