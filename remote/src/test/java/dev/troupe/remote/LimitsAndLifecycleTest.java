@@ -21,6 +21,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Bounded resources and the lifecycle around them: overflow, connection limit, idle timeout, shutdown flush, queued watches. */
 @ExtendWith(LeakDetection.class)
@@ -37,6 +38,23 @@ class LimitsAndLifecycleTest {
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
             return s.getLocalPort();
         }
+    }
+
+    @Test
+    void aPortInUseFailsTheStartNamingTheAddressAndStopsTheTransportsThreads() {
+        final RemoteTransport a = kit.node("alpha");
+        final int port = a.address().port();
+        assertThatThrownBy(() -> kit.node("beta", RemoteTestKit.settings().bindPort(port)))
+            .isInstanceOfSatisfying(TransportBindException.class, e -> {
+                assertThat(e.portInUse()).isTrue();
+                assertThat(e.port()).isEqualTo(port);
+                assertThat(e.host()).isEqualTo("127.0.0.1");
+            })
+            .hasMessageContaining("cannot listen on 127.0.0.1:" + port + ": the port is in use")
+            .hasMessageContaining("RemoteSettings.Builder.bindPort");
+        RemoteTestKit.await("the failed transport's I/O threads stopped", Duration.ofSeconds(10),
+            () -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().startsWith("troupe-beta-remote")));
+        assertThat(a.metrics().peers()).as("the running node is untouched").isEmpty();
     }
 
     @Test

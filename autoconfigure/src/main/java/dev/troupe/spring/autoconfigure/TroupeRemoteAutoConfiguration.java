@@ -6,6 +6,7 @@ import dev.troupe.remote.PeerMetrics;
 import dev.troupe.remote.RemoteSettings;
 import dev.troupe.remote.RemoteTransport;
 import dev.troupe.remote.SerializerRegistry;
+import dev.troupe.remote.TransportBindException;
 import dev.troupe.spring.diagnostics.InvalidTroupePropertyException;
 import dev.troupe.spring.endpoint.TroupeEndpointContributor;
 import dev.troupe.spring.metrics.TroupeMetrics;
@@ -108,7 +109,28 @@ public class TroupeRemoteAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     RemoteTransport troupeRemoteTransport(ActorSystem system, RemoteSettings settings) {
-        return RemoteTransport.start(system, settings);
+        try {
+            return RemoteTransport.start(system, settings);
+        } catch (TransportBindException e) {
+            throw bindFailure(e);
+        }
+    }
+
+    /** A port in use (two nodes on one machine) or a host not of this machine: reported under the property to change. */
+    static InvalidTroupePropertyException bindFailure(TransportBindException e) {
+        final String where = e.host() + ":" + e.port();
+        if (e.portInUse()) {
+            return new InvalidTroupePropertyException("troupe.remote.bind-port", "the remote transport cannot listen on " + where
+                + ": the port is in use (" + e.reason() + ")",
+                "Another process listens on port " + e.port() + ", often another node on this machine. Give each node its own"
+                    + " troupe.remote.bind-port (and name that port in the other nodes' troupe.remote.peers.*), or stop the other process.",
+                e);
+        }
+        return new InvalidTroupePropertyException("troupe.remote.bind-host", "the remote transport cannot listen on " + where
+            + " (" + e.reason() + ")",
+            "Set troupe.remote.bind-host to an address of this machine (127.0.0.1 by default, 0.0.0.0 for all of them), and"
+                + " troupe.remote.canonical-host to the name or address the other nodes dial.",
+            e);
     }
 
     @Bean

@@ -19,6 +19,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -217,6 +219,25 @@ class TroupeFailureReportTests {
         startAndFail(output, RefusingUnboundSettingApp.class, new String[0],
             "Invalid Troupe setting RemoteSettings.Builder.someFutureKnob: must be positive, was 0",
             "Change the value given to RemoteSettings.Builder.someFutureKnob");
+    }
+
+    @Test
+    void remotePortInUseShouldBeReportedUnderTroupeRemoteBindPort(CapturedOutput output) throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            final int port = taken.getLocalPort();
+            startAndFail(output, App.class, new String[] {"troupe.remote.enabled=true", "troupe.remote.insecure=true",
+                    "troupe.remote.bind-port=" + port},
+                "'troupe.remote.bind-port': '" + port + "'", "cannot listen on 127.0.0.1:" + port + ": the port is in use",
+                "Give each node its own troupe.remote.bind-port");
+        }
+    }
+
+    @Test
+    void remoteBindHostNotOfThisMachineShouldBeReportedUnderTroupeRemoteBindHost(CapturedOutput output) {
+        // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine
+        startAndFail(output, App.class, with(REMOTE, "troupe.remote.bind-host=192.0.2.1"),
+            "'troupe.remote.bind-host': '192.0.2.1'", "cannot listen on 192.0.2.1:0",
+            "Set troupe.remote.bind-host to an address of this machine");
     }
 
     @Test

@@ -10,6 +10,7 @@ import dev.troupe.remote.AssociationListener;
 import dev.troupe.remote.RemoteFailure;
 import dev.troupe.remote.RemoteMetrics;
 import dev.troupe.remote.RemoteSettings;
+import dev.troupe.remote.TransportBindException;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -155,10 +156,11 @@ public final class TransportCore {
             });
         try {
             this.serverChannel = sb.bind(settings.bindHost(), settings.bindPort()).syncUninterruptibly().channel();
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
+            // Exception, not RuntimeException: syncUninterruptibly() rethrows the bind's IOException
+            // (java.net.BindException, epoll's NativeIoException) without declaring it.
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            throw new IllegalStateException("cannot listen on " + settings.bindHost() + ":" + settings.bindPort()
-                + " (RemoteSettings.Builder.bindHost/bindPort): " + e, e);
+            throw new TransportBindException(settings.bindHost(), settings.bindPort(), e);
         }
         final int boundPort = ((InetSocketAddress) serverChannel.localAddress()).getPort();
         this.addresses = new NodeAddresses(system.name(), system.uid(), settings.canonicalHost(),
