@@ -4,6 +4,7 @@ import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetterReason;
 import dev.troupe.actor.spi.ActorSystemSpi;
 import dev.troupe.actor.spi.PendingAsk;
+import dev.troupe.actor.spi.RuntimeThread;
 import dev.troupe.actor.spi.instrumentation.MessageContext;
 import dev.troupe.actor.spi.instrumentation.MessageInstrumentation;
 import dev.troupe.remote.PeerUnreachableException;
@@ -200,7 +201,7 @@ final class OutboundRing {
         public int idOf(ActorRef<?> ref, Class<?> messageType) {
             final OutboundRing r = ring;
             if (ref instanceof PendingAsk) {
-                final int id = r.idOfRef(ref, messageType);
+                final int id = r.idOfRef(this, ref, messageType);
                 ask = (PendingAsk) ref;
                 askId = id;
                 return id;
@@ -208,7 +209,7 @@ final class OutboundRing {
             if (ref == lastRef && r == lastRing) {
                 return lastId;
             }
-            final int id = r.idOfRef(ref, messageType);
+            final int id = r.idOfRef(this, ref, messageType);
             if ((id & Protocol.EPHEMERAL_ID) == 0) {
                 // a table id; never an ephemeral slot, which is taken afresh (and advertised in the
                 // record) for every write of a temporary ref
@@ -273,7 +274,39 @@ final class OutboundRing {
         }
     }
 
-    private static final ThreadLocal<Producer> PRODUCER = ThreadLocal.withInitial(Producer::new);
+    /**
+     * The producers of threads that are not the runtime's own (an application's threads, the I/O
+     * threads that send FAILURE notices): a thread-local only on that path, see {@link #producer}.
+     */
+    private static final ThreadLocal<Producer> FOREIGN_PRODUCER = ThreadLocal.withInitial(Producer::new);
+
+    /**
+     * The calling thread's producer. A dispatcher thread keeps it in its {@link RuntimeThread} slot:
+     * {@code currentThread()} is an intrinsic and the type check a branch that goes the same way on
+     * every tell, where the thread-local lookup this replaces hashed into the thread's map per
+     * message. The producer is JVM-wide (it names the ring it serves per send), so one per thread
+     * serves every association and system.
+     */
+    private static Producer producer() {
+        final Thread t = Thread.currentThread();
+        if (t instanceof RuntimeThread) {
+            final Object p = ((RuntimeThread) t).transportLocal();
+            if (p != null) {
+                return (Producer) p;
+            }
+        }
+        return newProducer(t);
+    }
+
+    /** Cold: a runtime thread's first tell (set-up, allocates its producer once), or a foreign thread. */
+    private static Producer newProducer(Thread t) {
+        if (t instanceof RuntimeThread) {
+            final Producer p = new Producer();
+            ((RuntimeThread) t).transportLocal(p);
+            return p;
+        }
+        return FOREIGN_PRODUCER.get();
+    }
 
     private static final VarHandle QUEUED;
     private static final VarHandle NEXT_EPHEMERAL;
@@ -400,7 +433,7 @@ final class OutboundRing {
             return;
         }
         connection.start();
-        final Producer p = PRODUCER.get();
+        final Producer p = producer();
         p.ring = this;
         p.advertsLength = 0;
         final Serializer<Object> serializer = binding.serializer();
@@ -681,10 +714,10 @@ final class OutboundRing {
      * {@link Producer}, which notes the reply-to ref of an ask, so the request is not sent after
      * the ask gave up). Writes an ADVERTISE record ahead of the message the first time a ref is seen.
      */
-    private int idOfRef(ActorRef<?> ref, Class<?> messageType) {
+    private int idOfRef(Producer p, ActorRef<?> ref, Class<?> messageType) {
         if (ref instanceof RemoteActorRef && ((RemoteActorRef<?>) ref).isTemporary()) {
             // a reply to a peer's ask ref: a slot each time, never in the table (so no lookup)
-            return ephemeralId(((RemoteActorRef<?>) ref).pathUtf8());
+            return ephemeralId(p, ((RemoteActorRef<?>) ref).pathUtf8());
         }
         final Integer known = ids.get(ref);
         if (known != null) {
@@ -700,7 +733,7 @@ final class OutboundRing {
             if (RemoteActorRef.isTemporary(ref.path())) {
                 // an ask's reply-to ref (one per request): a slot, so it never fills the table, and
                 // the table does not keep the ref (and its export) alive after the ask completed
-                return ephemeralId(text.getBytes(StandardCharsets.UTF_8));
+                return ephemeralId(p, text.getBytes(StandardCharsets.UTF_8));
             }
         }
         return assign(ref, Protocol.KIND_ACTOR_PATH, text.getBytes(StandardCharsets.UTF_8));
@@ -711,10 +744,6 @@ final class OutboundRing {
      * thread's {@link Producer}, to travel in the record being built. The path's bytes are made per
      * ask, as its temporary ref is; the buffers are reused.
      */
-    private int ephemeralId(byte[] utf8) {
-        return ephemeralId(PRODUCER.get(), utf8);
-    }
-
     private int ephemeralId(Producer p, byte[] utf8) {
         final int slot = (int) NEXT_EPHEMERAL.getAndAdd(this, 1) & (Protocol.EPHEMERAL_SLOTS - 1);
         final int id = Protocol.EPHEMERAL_ID | slot;
@@ -749,7 +778,7 @@ final class OutboundRing {
         if (incarnation.isClosed() || core.isShutdown()) {
             return false;
         }
-        final Producer p = PRODUCER.get();
+        final Producer p = producer();
         p.advertsLength = 0;
         final int askId = askRef instanceof RemoteActorRef ? ephemeralId(p, ((RemoteActorRef<?>) askRef).pathUtf8()) : 0;
         final ExpandableDirectByteBuffer scratch = p.scratch;
