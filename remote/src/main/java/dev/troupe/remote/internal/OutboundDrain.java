@@ -193,7 +193,7 @@ final class OutboundDrain {
                 break;
             }
             final LaneSegment s = large.segment();
-            r.largeTaken(recipientOf(s, i));
+            r.order.taken(recipientOf(s, i));
             take(large, s, i);
             large.consume();
         }
@@ -245,7 +245,7 @@ final class OutboundDrain {
         expireNotices(now);
         expire(ring.small);
         expire(ring.large);
-        ring.uncount(readConsumed);
+        ring.whileDown.uncount(readConsumed);
         trim();
     }
 
@@ -258,7 +258,7 @@ final class OutboundDrain {
                 return; // still good: it waits for the connection, and so does everything behind it
             }
             if (lane == ring.large) {
-                ring.largeTaken(rid);
+                ring.order.taken(rid);
             }
             lane.consume();
         }
@@ -278,7 +278,7 @@ final class OutboundDrain {
         }
         while ((i = ring.large.peek()) >= 0) {
             final LaneSegment s = ring.large.segment();
-            ring.largeTaken(recipientOf(s, i));
+            ring.order.taken(recipientOf(s, i));
             take(ring.large, s, i);
             ring.large.consume();
         }
@@ -441,11 +441,11 @@ final class OutboundDrain {
         final int mid = buffer.getInt(body + Protocol.USER_MANIFEST_OFFSET, ByteOrder.BIG_ENDIAN);
         ActorPath recipient = association.root;
         try {
-            recipient = ActorPath.parse(new String(ring.idText(rid), StandardCharsets.UTF_8));
+            recipient = ActorPath.parse(new String(ring.ids.idText(rid), StandardCharsets.UTF_8));
         } catch (RuntimeException e) {
             // keep the node's root (an ephemeral slot, or no text)
         }
-        final String what = mid > 0 ? new String(ring.idText(mid), StandardCharsets.UTF_8) : "serializer " + sid;
+        final String what = mid > 0 ? new String(ring.ids.idText(mid), StandardCharsets.UTF_8) : "serializer " + sid;
         association.core.deadLetters.publish(new UndeliveredRemoteMessage(what,
             length - OutboundRing.RECORD_BODY - Protocol.USER_PAYLOAD_OFFSET, association.address), recipient, reason);
     }
@@ -479,16 +479,16 @@ final class OutboundDrain {
     }
 
     private void readvertise(Channel ch) {
-        final int n = ring.idCount();
+        final int n = ring.ids.idCount();
         if (n == 0) {
             return;
         }
         final ByteBuf b = ch.alloc().directBuffer();
         for (int id = 1; id <= n; id++) {
-            final byte[] text = ring.idText(id);
+            final byte[] text = ring.ids.idText(id);
             final byte[] body = new byte[Frames.ADVERTISE_HEADER + text.length];
             advertiseScratch.wrap(body);
-            Frames.encodeAdvertise(advertiseScratch, 0, id, ring.idKind(id), text);
+            Frames.encodeAdvertise(advertiseScratch, 0, id, ring.ids.idKind(id), text);
             Frames.appendFrame(b, Protocol.ADVERTISE, ByteBuffer.wrap(body));
         }
         ch.write(b, ch.voidPromise());
