@@ -282,6 +282,10 @@ final class OutboundDrain {
             take(ring.large, s, i);
             ring.large.consume();
         }
+        // the association is gone: its lanes' segments go back, and with them their charge to the
+        // node's budget (a producer still holding the old binding grows a lane again, and wakes us)
+        ring.small.release();
+        ring.large.release();
     }
 
     private void sendNotices() {

@@ -41,6 +41,7 @@ final class OutboundIds {
     }
 
     private static final SendFailure OVERFLOW = new SendFailure(DeadLetterReason.OUTBOUND_OVERFLOW);
+    private static final SendFailure NODE_MEMORY = new SendFailure(DeadLetterReason.MEMORY_LIMIT);
     private static final SendFailure TABLE_FULL = new SendFailure(DeadLetterReason.SERIALIZATION_FAILED);
 
     private static final VarHandle NEXT_EPHEMERAL;
@@ -164,8 +165,11 @@ final class OutboundIds {
             final int n = Frames.ADVERTISE_HEADER + utf8.length;
             final OutboundLane.Claim at = new OutboundLane.Claim();
             final int claim = LaneSegment.align(LaneSegment.HEADER + n);
-            if (claim > OutboundRing.SMALL_RECORD || !small.claim(at, claim)) {
+            if (claim > OutboundRing.SMALL_RECORD) {
                 throw OVERFLOW;
+            }
+            if (!small.claim(at, claim)) {
+                throw at.nodeRefused ? NODE_MEMORY : OVERFLOW;
             }
             final LaneSegment segment = at.segment;
             final UnsafeBuffer record = new UnsafeBuffer(segment.address + segment.index(at.position) + LaneSegment.HEADER, n);

@@ -72,7 +72,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <h2>Memory</h2>
  * The lanes hold no memory until their first record and give it back when idle; together they
- * hold at most {@code outboundBufferSize} bytes of direct memory ({@link OutboundLane}). FAILURE
+ * hold at most {@code outboundBufferSize} bytes of direct memory ({@link OutboundLane}), and each
+ * segment is charged to the node-wide budget ({@link NodeMemory}) while it lives: a lane the node
+ * has no room for does not grow, and the message is a dead letter {@code memory-limit}. FAILURE
  * notices never take a lane: they wait in {@link FailureNotices} (heap, bounded), so an association
  * that only reports failures costs no direct memory. {@link #memoryBytes} says what the ring
  * holds now. Assignment of new ids takes a lock (once per distinct ref or class); lookups are
@@ -151,7 +153,7 @@ final class OutboundRing {
         this.spi = core.spi;
         this.instrumentation = core.spi.instrumentation();
         this.serializers = core.settings.serializers();
-        this.budget = new OutboundLane.Budget(core.settings.outboundBufferSize(), core.metrics);
+        this.budget = new OutboundLane.Budget(core.settings.outboundBufferSize(), core.memory, core.metrics);
         this.small = new OutboundLane(budget, SMALL_INITIAL);
         this.large = new OutboundLane(budget, LARGE_INITIAL);
         // A frame body must fit the frame limit, and its record (the body and the local fields ahead of
@@ -245,7 +247,7 @@ final class OutboundRing {
         final int claim = p.claim;
         if (!small.claim(at, claim)) {
             undoCount(counted);
-            fail(message, recipient, DeadLetterReason.OUTBOUND_OVERFLOW);
+            fail(message, recipient, refusal(at));
             return DONE;
         }
         final LaneSegment segment = at.segment;
@@ -351,7 +353,7 @@ final class OutboundRing {
         final int claim = LaneSegment.align(record);
         if (!lane.claim(at, claim)) {
             undoCount(counted);
-            fail(message, recipient, DeadLetterReason.OUTBOUND_OVERFLOW);
+            fail(message, recipient, refusal(at));
             return;
         }
         if (ask != null) {
@@ -425,6 +427,11 @@ final class OutboundRing {
         if (counted) {
             whileDown.undo();
         }
+    }
+
+    /** @return why a lane refused {@code at}'s claim: its association's bound, or the node's budget */
+    private static DeadLetterReason refusal(OutboundLane.Claim at) {
+        return at.nodeRefused ? DeadLetterReason.MEMORY_LIMIT : DeadLetterReason.OUTBOUND_OVERFLOW;
     }
 
     private void fail(Object message, RemoteActorRef<?> recipient, DeadLetterReason reason) {
