@@ -87,6 +87,8 @@ final class OutboundDrain {
     private ByteBuf batch;
     /** The reusable batch buffer, see {@link #newBatch}. */
     private ByteBuf spare;
+    /** Batches begun since the last tick: none over a whole tick gives the spare back ({@link #trim}). */
+    private int batchesSinceTick;
     private Channel out;
     private int drainedBatch;
     private int readMode;
@@ -229,6 +231,12 @@ final class OutboundDrain {
     private void trim() {
         ring.small.trim();
         ring.large.trim();
+        if (batchesSinceTick == 0) {
+            // nothing sent for a whole tick: the spare batch buffer (64 KiB of pooled direct memory)
+            // goes back to the pool, as the lanes' memory does, so an idle association holds none
+            dropSpare();
+        }
+        batchesSinceTick = 0;
     }
 
     /**
@@ -425,6 +433,7 @@ final class OutboundDrain {
      * not take the whole batch), or for a frame larger than it, is a pooled buffer taken instead.
      */
     private ByteBuf newBatch(int frame) {
+        batchesSinceTick++;
         final ByteBuf s = spare;
         if (s != null && s.refCnt() == 1 && s.capacity() >= frame) {
             s.clear();
@@ -498,11 +507,26 @@ final class OutboundDrain {
         ch.write(b, ch.voidPromise());
     }
 
-    /** The outbound connection closed: a batch still being built goes with it. */
+    /**
+     * The outbound connection closed: a batch still being built goes with it, and the spare batch
+     * buffer goes back to the pool (the next connection takes one when it first sends). Kept, it
+     * was 64 KiB of direct memory per association that ever sent, a made-up identity's included,
+     * until the association was removed (HostileIdentitiesTest).
+     */
     void connectionClosed() {
         if (batch != null) {
             batch.release();
             batch = null;
+        }
+        dropSpare();
+    }
+
+    /** Gives the spare batch buffer back (the channel may still hold it for a write: it releases its own reference). */
+    private void dropSpare() {
+        final ByteBuf s = spare;
+        spare = null;
+        if (s != null) {
+            s.release();
         }
     }
 
@@ -513,11 +537,7 @@ final class OutboundDrain {
 
     /** The association is removed (loop, the lanes empty): the reusable batch buffer and the lanes' memory go back. */
     void releaseSpare() {
-        final ByteBuf s = spare;
-        spare = null;
-        if (s != null) {
-            s.release();
-        }
+        dropSpare();
         ring.small.release();
         ring.large.release();
     }
