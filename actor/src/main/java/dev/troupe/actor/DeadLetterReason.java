@@ -16,6 +16,7 @@ public enum DeadLetterReason {
     ASK_EXPIRED("A reply arrived after its ask had timed out, or a request was not sent to another node because its ask had timed out."),
     NO_SERIALIZER("No serializer is registered for the message's type."),
     OUTBOUND_OVERFLOW("The outbound buffer to the recipient's node was full."),
+    MEMORY_LIMIT("The outbound buffer to the recipient's node needed to grow and the node-wide budget of what peers make the node hold (maxRemoteMemory) had no room."),
     UNKNOWN_RECIPIENT("The recipient's node is not reachable, or no actor lives at the recipient's path."),
     SERIALIZATION_FAILED("The message could not be serialized or deserialized."),
     NO_ROUTEES("A router had no routees to send the message to."),

@@ -75,6 +75,33 @@ class LimitsAndLifecycleTest {
     }
 
     @Test
+    void lanesOfManyPeersTogetherStayWithinTheNodeBudget() throws IOException {
+        // each peer's lanes may hold 64 KiB, the node 256 KiB for all: 40 peers that never connect
+        // (nobody listens on the port) would make the lanes hold 40 x 32 KiB and more without the
+        // node's budget
+        final long nodeBudget = 256 * 1024;
+        final RemoteTransport a = kit.node("alpha", RemoteTestKit.settings().maxFrameSize(1024).outboundBufferSize(64 * 1024)
+            .maxPeerMemory(64 * 1024).maxRemoteMemory(nodeBudget));
+        final int port = freePort();
+        final String text = "x".repeat(100);
+        long maxLanes = 0;
+        for (int p = 0; p < 40; p++) {
+            final ActorRef<String> ref = a.actorRef("troupe://beta" + p + "@127.0.0.1:" + port + "/user/x", String.class);
+            for (int i = 0; i < 300; i++) {
+                ref.tell(text);
+            }
+            maxLanes = Math.max(maxLanes, a.metrics().outboundBufferBytes());
+            assertThat(a.metrics().outboundBufferBytes()).as("lanes after peer %d", p).isLessThanOrEqualTo(nodeBudget);
+        }
+        final long refused = a.system().deadLetters().count(DeadLetterReason.MEMORY_LIMIT);
+        assertThat(refused).as("messages whose lane the node's budget did not let grow").isGreaterThan(0);
+        // the lanes filled the budget (not a bound that was never approached): more than half of it
+        // is held, every byte of it counted in the node's memory
+        assertThat(maxLanes).isGreaterThan(nodeBudget / 2);
+        assertThat(a.metrics().memoryBytes()).isGreaterThanOrEqualTo(a.metrics().outboundBufferBytes());
+    }
+
+    @Test
     void connectionsAboveTheLimitAreClosed() throws IOException {
         final RemoteTransport b = kit.node("beta", RemoteTestKit.settings().maxConnections(2));
         try (Socket s1 = new Socket("127.0.0.1", b.address().port()); Socket s2 = new Socket("127.0.0.1", b.address().port())) {

@@ -1,5 +1,7 @@
 package dev.troupe.actor.internal;
 
+import dev.troupe.actor.spi.RuntimeThread;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
@@ -18,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
  * counts as busy time; yielding and parking count as idle, so entering idle costs two
  * clock reads only after the spin phase, not on every brief gap in ping-pong traffic.
  */
-public final class DispatcherThread extends Thread {
+public final class DispatcherThread extends RuntimeThread {
 
     private static final VarHandle PROCESSED;
     private static final VarHandle RUNS;

@@ -5,15 +5,18 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The node-wide byte budget of what peers make this node hold ({@code maxRemoteMemory}): the sum
- * of every association's {@link PeerMemory} charges, of the outbound rings' buffers and of the
- * outbound compression ids' texts. A charge
- * that would take the total beyond the budget is refused, and the peer that asked loses its
- * connection ({@code memory-limit}), never the node its memory. Thread-safe; charges happen when
- * a peer grows a structure (an ADVERTISE, a watch, a system message), never per user message.
+ * of every association's {@link PeerMemory} charges, of the outbound lanes' segments (each charged
+ * when a lane takes it and released when it is freed, {@link OutboundLane.Budget}), and, summed
+ * from the associations at most every 20 ms, of their queued FAILURE notices and outbound
+ * compression ids' texts. A charge that would take the total beyond the budget is refused: an
+ * inbound structure's peer loses its connection ({@code memory-limit}), a lane does not grow and
+ * the message that needed the room is a dead letter ({@code memory-limit}); never the node its
+ * memory. Thread-safe; charges happen when a peer grows a structure (an ADVERTISE, a watch, a
+ * system message) or a lane takes a segment, never per user message.
  */
 final class NodeMemory {
 
-    /** How long a sum of the rings' buffers is reused: rings grow and shrink on their own. */
+    /** How long a sum of the notices and id texts is reused: they grow and shrink on their own. */
     private static final long RING_SUM_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final long limit;
@@ -64,7 +67,8 @@ final class NodeMemory {
         }
         long n = 0;
         for (Association a : associations.all()) {
-            n += a.ring.memoryBytes() + a.memory.outboundIdBytes();
+            // the lanes' segments are charged as they come and go: only the notices and id texts here
+            n += a.ring.notices.bytes() + a.memory.outboundIdBytes();
         }
         ringBytes = n;
         ringBytesAt = now;

@@ -87,6 +87,8 @@ final class OutboundDrain {
     private ByteBuf batch;
     /** The reusable batch buffer, see {@link #newBatch}. */
     private ByteBuf spare;
+    /** Batches begun since the last tick: none over a whole tick gives the spare back ({@link #trim}). */
+    private int batchesSinceTick;
     private Channel out;
     private int drainedBatch;
     private int readMode;
@@ -193,7 +195,7 @@ final class OutboundDrain {
                 break;
             }
             final LaneSegment s = large.segment();
-            r.largeTaken(recipientOf(s, i));
+            r.order.taken(recipientOf(s, i));
             take(large, s, i);
             large.consume();
         }
@@ -229,6 +231,12 @@ final class OutboundDrain {
     private void trim() {
         ring.small.trim();
         ring.large.trim();
+        if (batchesSinceTick == 0) {
+            // nothing sent for a whole tick: the spare batch buffer (64 KiB of pooled direct memory)
+            // goes back to the pool, as the lanes' memory does, so an idle association holds none
+            dropSpare();
+        }
+        batchesSinceTick = 0;
     }
 
     /**
@@ -245,7 +253,7 @@ final class OutboundDrain {
         expireNotices(now);
         expire(ring.small);
         expire(ring.large);
-        ring.uncount(readConsumed);
+        ring.whileDown.uncount(readConsumed);
         trim();
     }
 
@@ -258,7 +266,7 @@ final class OutboundDrain {
                 return; // still good: it waits for the connection, and so does everything behind it
             }
             if (lane == ring.large) {
-                ring.largeTaken(rid);
+                ring.order.taken(rid);
             }
             lane.consume();
         }
@@ -278,10 +286,14 @@ final class OutboundDrain {
         }
         while ((i = ring.large.peek()) >= 0) {
             final LaneSegment s = ring.large.segment();
-            ring.largeTaken(recipientOf(s, i));
+            ring.order.taken(recipientOf(s, i));
             take(ring.large, s, i);
             ring.large.consume();
         }
+        // the association is gone: its lanes' segments go back, and with them their charge to the
+        // node's budget (a producer still holding the old binding grows a lane again, and wakes us)
+        ring.small.release();
+        ring.large.release();
     }
 
     private void sendNotices() {
@@ -421,6 +433,7 @@ final class OutboundDrain {
      * not take the whole batch), or for a frame larger than it, is a pooled buffer taken instead.
      */
     private ByteBuf newBatch(int frame) {
+        batchesSinceTick++;
         final ByteBuf s = spare;
         if (s != null && s.refCnt() == 1 && s.capacity() >= frame) {
             s.clear();
@@ -441,11 +454,11 @@ final class OutboundDrain {
         final int mid = buffer.getInt(body + Protocol.USER_MANIFEST_OFFSET, ByteOrder.BIG_ENDIAN);
         ActorPath recipient = association.root;
         try {
-            recipient = ActorPath.parse(new String(ring.idText(rid), StandardCharsets.UTF_8));
+            recipient = ActorPath.parse(new String(ring.ids.idText(rid), StandardCharsets.UTF_8));
         } catch (RuntimeException e) {
             // keep the node's root (an ephemeral slot, or no text)
         }
-        final String what = mid > 0 ? new String(ring.idText(mid), StandardCharsets.UTF_8) : "serializer " + sid;
+        final String what = mid > 0 ? new String(ring.ids.idText(mid), StandardCharsets.UTF_8) : "serializer " + sid;
         association.core.deadLetters.publish(new UndeliveredRemoteMessage(what,
             length - OutboundRing.RECORD_BODY - Protocol.USER_PAYLOAD_OFFSET, association.address), recipient, reason);
     }
@@ -479,26 +492,41 @@ final class OutboundDrain {
     }
 
     private void readvertise(Channel ch) {
-        final int n = ring.idCount();
+        final int n = ring.ids.idCount();
         if (n == 0) {
             return;
         }
         final ByteBuf b = ch.alloc().directBuffer();
         for (int id = 1; id <= n; id++) {
-            final byte[] text = ring.idText(id);
+            final byte[] text = ring.ids.idText(id);
             final byte[] body = new byte[Frames.ADVERTISE_HEADER + text.length];
             advertiseScratch.wrap(body);
-            Frames.encodeAdvertise(advertiseScratch, 0, id, ring.idKind(id), text);
+            Frames.encodeAdvertise(advertiseScratch, 0, id, ring.ids.idKind(id), text);
             Frames.appendFrame(b, Protocol.ADVERTISE, ByteBuffer.wrap(body));
         }
         ch.write(b, ch.voidPromise());
     }
 
-    /** The outbound connection closed: a batch still being built goes with it. */
+    /**
+     * The outbound connection closed: a batch still being built goes with it, and the spare batch
+     * buffer goes back to the pool (the next connection takes one when it first sends). Kept, it
+     * was 64 KiB of direct memory per association that ever sent, a made-up identity's included,
+     * until the association was removed (HostileIdentitiesTest).
+     */
     void connectionClosed() {
         if (batch != null) {
             batch.release();
             batch = null;
+        }
+        dropSpare();
+    }
+
+    /** Gives the spare batch buffer back (the channel may still hold it for a write: it releases its own reference). */
+    private void dropSpare() {
+        final ByteBuf s = spare;
+        spare = null;
+        if (s != null) {
+            s.release();
         }
     }
 
@@ -509,11 +537,7 @@ final class OutboundDrain {
 
     /** The association is removed (loop, the lanes empty): the reusable batch buffer and the lanes' memory go back. */
     void releaseSpare() {
-        final ByteBuf s = spare;
-        spare = null;
-        if (s != null) {
-            s.release();
-        }
+        dropSpare();
         ring.small.release();
         ring.large.release();
     }

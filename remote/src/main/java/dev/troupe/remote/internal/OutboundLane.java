@@ -30,17 +30,29 @@ package dev.troupe.remote.internal;
  */
 final class OutboundLane {
 
-    /** Memory shared by the lanes of one association: their segments together stay within {@link #max}. */
+    /**
+     * Memory shared by the lanes of one association: their segments together stay within
+     * {@link #max} ({@code outboundBufferSize}), and each segment is charged to the node-wide
+     * budget ({@link NodeMemory}, {@code maxRemoteMemory}) while it lives, so however many peers
+     * there are, their lanes together cannot grow past what the node allows.
+     */
     static final class Budget {
         final Object lock = new Object();
         private final long max;
+        /** The node-wide budget, or null (a lane on its own, in tests). */
+        private final NodeMemory node;
         private final TransportMetrics metrics;
         /** Under {@link #lock}; read without it for metrics. */
         private volatile long allocated;
 
-        Budget(long max, TransportMetrics metrics) {
+        Budget(long max, NodeMemory node, TransportMetrics metrics) {
             this.max = max;
+            this.node = node;
             this.metrics = metrics;
+        }
+
+        Budget(long max, TransportMetrics metrics) {
+            this(max, null, metrics);
         }
 
         /** @return the largest power of two of at most {@code want} bytes that fits the budget now, or 0 (under the lock) */
@@ -53,15 +65,28 @@ final class OutboundLane {
             return n;
         }
 
-        void reserve(int bytes) {
+        /**
+         * Charges a segment of {@code bytes} to the node-wide budget and reserves it here (under the lock).
+         *
+         * @return false if the node's budget has no room (nothing charged)
+         */
+        boolean tryReserve(int bytes) {
+            if (node != null && !node.tryCharge(bytes)) {
+                return false;
+            }
             allocated += bytes;
             if (metrics != null) {
                 metrics.outboundBufferAllocated(bytes);
             }
+            return true;
         }
 
+        /** A segment of {@code bytes} was freed: released here and from the node's budget (under the lock). */
         void release(int bytes) {
             allocated -= bytes;
+            if (node != null) {
+                node.release(bytes);
+            }
             if (metrics != null) {
                 metrics.outboundBufferAllocated(-bytes);
             }
@@ -77,6 +102,11 @@ final class OutboundLane {
         LaneSegment segment;
         long position;
         int length;
+        /**
+         * After a refused claim: whether the node-wide budget refused the lane's growth (dead letter
+         * {@code memory-limit}) rather than the association's own bound ({@code outbound-overflow}).
+         */
+        boolean nodeRefused;
     }
 
     private final Budget budget;
@@ -130,7 +160,7 @@ final class OutboundLane {
                     return true;
                 }
             }
-            s = grow(s, length);
+            s = grow(s, length, c);
             if (s == null) {
                 return false;
             }
@@ -141,7 +171,7 @@ final class OutboundLane {
      * The slow path: {@code seen} was full, closed, too small or missing. Returns the segment to
      * claim in now, installing one if needed, or null when the budget leaves no room.
      */
-    private LaneSegment grow(LaneSegment seen, int length) {
+    private LaneSegment grow(LaneSegment seen, int length, Claim claim) {
         synchronized (lock) {
             final LaneSegment c = current;
             if (c != null && c != seen && length <= c.capacity >> 1) {
@@ -149,9 +179,18 @@ final class OutboundLane {
             }
             final int needed = ceilingPowerOfTwo(2 * length);
             final int want = Math.max(needed, c == null ? initialCapacity : 2 * c.capacity);
-            final int size = budget.fit(want);
+            int size = budget.fit(want);
             if (size < needed) {
+                claim.nodeRefused = false;
                 return null;
+            }
+            while (!budget.tryReserve(size)) {
+                // the node's budget is short: a smaller segment, down to what the record needs
+                size >>>= 1;
+                if (size < needed) {
+                    claim.nodeRefused = true;
+                    return null;
+                }
             }
             if (c != null) {
                 grew = true;
@@ -165,8 +204,13 @@ final class OutboundLane {
         if (old != null) {
             nextBase = old.close();
         }
-        final LaneSegment s = new LaneSegment(size, nextBase);
-        budget.reserve(size);
+        final LaneSegment s;
+        try {
+            s = new LaneSegment(size, nextBase);
+        } catch (RuntimeException | Error e) {
+            budget.release(size); // reserved by the caller; the memory could not be had
+            throw e;
+        }
         if (newest == null) {
             first = s;
         } else {
@@ -300,7 +344,7 @@ final class OutboundLane {
             if (c.capacity > initialCapacity && c.capacity > 4 * backlog && c.capacity > 4L * record) {
                 final int want = Math.max(initialCapacity,
                     Math.max(ceilingPowerOfTwo((int) Math.max(1, 4 * backlog)), ceilingPowerOfTwo(Math.max(1, 4 * record))));
-                if (want < c.capacity && budget.fit(want) >= want) {
+                if (want < c.capacity && budget.fit(want) >= want && budget.tryReserve(want)) {
                     install(want, c);
                 }
             }

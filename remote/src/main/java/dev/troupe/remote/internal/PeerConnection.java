@@ -304,7 +304,7 @@ final class PeerConnection {
         updateBusy();
         this.peerRoot = peerRoot;
         backoffAttempt = 0;
-        association.ring.connected();
+        association.ring.whileDown.connected();
         if (afterOutage) {
             failureDetector.reset(); // the outage is not a heartbeat interval: start the history afresh
         }

@@ -105,9 +105,9 @@ final class PeerMemory {
 
     /** The texts of this direction's compression ids, summed once per new id. */
     synchronized long outboundIdBytes() {
-        final int n = ring.idCount();
+        final int n = ring.ids.idCount();
         for (int id = outboundIdsSeen + 1; id <= n; id++) {
-            outboundIdBytes += 48 + ring.idText(id).length;
+            outboundIdBytes += 48 + ring.ids.idText(id).length;
         }
         outboundIdsSeen = n;
         return outboundIdBytes;
