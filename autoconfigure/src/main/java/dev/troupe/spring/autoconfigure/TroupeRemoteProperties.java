@@ -174,7 +174,7 @@ public class TroupeRemoteProperties implements Validator {
     private DataSize maxPeerMemory;
 
     /**
-     * Bytes all peers together may make this node hold; beyond, the peer that asks is refused as for max-peer-memory. Unset: 256MB, or max-peer-memory if that is more.
+     * Bytes all peers together may make this node hold, the outbound lanes' segments included; beyond, the peer that asks is refused as for max-peer-memory, and a message whose lane cannot grow is a dead letter (memory-limit). Unset: 256MB, or max-peer-memory if that is more.
      */
     private DataSize maxRemoteMemory;
 

@@ -31,7 +31,7 @@ import java.util.function.Predicate;
  * {@code dead-letters.md}.
  *
  * <p>{@link ReferenceDocsTests} renders them in memory and fails with a diff when a committed page
- * differs. To rewrite the pages, run that test with {@code -Dtroupe.reference.write=true}, or run
+ * differs. To rewrite the pages, run that test with {@code -DreferenceDocs.write=true}, or run
  * {@link #main(String[])} with the repository's root as the working directory (or as its argument).
  */
 public final class ReferenceDocs {
