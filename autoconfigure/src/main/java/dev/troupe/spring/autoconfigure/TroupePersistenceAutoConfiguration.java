@@ -68,9 +68,16 @@ public class TroupePersistenceAutoConfiguration {
         @ConditionalOnMissingBean
         JdbcSettings troupeJdbcSettings(TroupePersistenceProperties properties, ObjectProvider<SerializerRegistry> serializers,
                                         BeanFactory beanFactory) {
-            final TroupePersistenceProperties.Jdbc p = properties.getJdbc();
-            final JdbcSettings.Builder b = JdbcSettings.builder(serializers(serializers, beanFactory))
-                .initializeSchema(InitializeSchema.valueOf(p.getInitializeSchema().name()))
+            return configure(properties.getJdbc(), JdbcSettings.builder(serializers(serializers, beanFactory))).build();
+        }
+
+        /**
+         * Sets every JDBC knob that has a {@code troupe.persistence.jdbc.*} property; the properties'
+         * defaults repeat the library's for the metadata, and {@code TroupePersistencePropertiesTests}
+         * fails when they drift apart.
+         */
+        static JdbcSettings.Builder configure(TroupePersistenceProperties.Jdbc p, JdbcSettings.Builder b) {
+            b.initializeSchema(InitializeSchema.valueOf(p.getInitializeSchema().name()))
                 .maxBatchEvents(p.getMaxBatchEvents())
                 .batchWindow(p.getBatchWindow())
                 .batchesInFlight(p.getBatchesInFlight())
@@ -83,7 +90,7 @@ public class TroupePersistenceAutoConfiguration {
             if (p.getWriteMethod() != null) {
                 b.writeMethod(JdbcSettings.WriteMethod.valueOf(p.getWriteMethod().name()));
             }
-            return b.build();
+            return b;
         }
 
         @Bean(destroyMethod = "close")
