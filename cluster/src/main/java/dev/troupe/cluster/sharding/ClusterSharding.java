@@ -171,6 +171,16 @@ public final class ClusterSharding {
         return handle(typeKey).counters();
     }
 
+    /** @return the entity types initialized on this node, by name */
+    public List<EntityTypeKey<?>> entityTypes() {
+        final List<EntityTypeKey<?>> all = new ArrayList<>(regions.size());
+        for (RegionHandle h : regions.values()) {
+            all.add(h.typeKey());
+        }
+        all.sort((a, b) -> a.name().compareTo(b.name()));
+        return List.copyOf(all);
+    }
+
     /** @return the counters of every initialized entity type on this node */
     public Collection<ShardingMetrics> metrics() {
         final List<ShardingMetrics> all = new ArrayList<>(regions.size());
