@@ -96,10 +96,15 @@ public final class LateJoin {
             nodes.add(joiner);
             final long ready = joiner.awaitReady();
             long seen = 0;
+            final StringBuilder parts = new StringBuilder();
             for (int i = 0; i < 3; i++) {
-                seen = Math.max(seen, joiner.await("UP", ports[i]));
-                seen = Math.max(seen, upAfter(nodes.get(i), ports[3], ready));
+                final long joinerSaw = joiner.await("UP", ports[i]);
+                final long peerSaw = upAfter(nodes.get(i), ports[3], ready);
+                seen = Math.max(seen, Math.max(joinerSaw, peerSaw));
+                parts.append(" peer ").append(i + 1).append(": the joiner saw it up at +").append(joinerSaw - ready)
+                    .append(" ms, it saw the joiner up at +").append(peerSaw - ready).append(" ms;");
             }
+            System.out.println("  restart:" + parts);
             return seen - ready;
         } finally {
             for (ClusterConvergence.Node n : nodes) {
