@@ -94,6 +94,18 @@ class InventoryClusterTests {
                 final String sharding = call(nodes.get(i), "GET", "/actuator/troupe/sharding").body();
                 assertThat(sharding).as("node %d", i + 1).contains("\"activeEntities\":" + (int) restocks[i]);
             }
+            // Where each SKU lives, asked of one node over HTTP: every SKU listed, all three members answered
+            final HttpResponse<String> where = call(n1, "GET", "/actuator/troupe/sharding/Sku");
+            assertThat(where.statusCode()).as(where.body()).isEqualTo(200);
+            assertThat(where.body()).contains("\"activeEntities\":30");
+            assertThat(where.body().split("\"answer\":\"answered\"", -1)).hasSize(4);
+            for (String sku : skus) {
+                assertThat(where.body()).contains("\"" + sku + "\"");
+            }
+            final HttpResponse<String> one = call(n2, "GET", "/actuator/troupe/sharding/Sku/C-3");
+            assertThat(one.statusCode()).as(one.body()).isEqualTo(200);
+            assertThat(one.body()).contains("\"entityId\":\"C-3\"").contains("\"started\":true");
+            assertThat(call(n2, "GET", "/actuator/troupe/sharding/NoSuchType").statusCode()).isEqualTo(404);
 
             // Node 3 leaves (its context closes: graceful leave, hand-off first). Its SKUs start on the
             // others and recover their stock from the journal; nothing was lost and nothing answers twice.

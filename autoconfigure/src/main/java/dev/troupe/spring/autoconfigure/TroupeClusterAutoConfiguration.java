@@ -309,6 +309,18 @@ public class TroupeClusterAutoConfiguration {
                 }
             }
 
+            /** The ClusterSharding bean once something created it; null before, without creating it. */
+            static Supplier<ClusterSharding> sharding(ConfigurableListableBeanFactory beanFactory) {
+                return () -> {
+                    for (String name : beanFactory.getBeanNamesForType(ClusterSharding.class, true, false)) {
+                        if (beanFactory.containsSingleton(name)) {
+                            return beanFactory.getBean(name, ClusterSharding.class);
+                        }
+                    }
+                    return null;
+                };
+            }
+
             /** The regions of the ClusterSharding bean once something created it; none before, without creating it. */
             static Supplier<Collection<ShardingMetrics>> regions(ConfigurableListableBeanFactory beanFactory) {
                 return () -> {
@@ -350,7 +362,7 @@ public class TroupeClusterAutoConfiguration {
                 @Bean
                 @ConditionalOnMissingBean(name = "troupeShardingReport")
                 TroupeEndpointContributor troupeShardingReport(ConfigurableListableBeanFactory beanFactory, Cluster cluster) {
-                    return new TroupeShardingReport(regions(beanFactory), cluster);
+                    return new TroupeShardingReport(regions(beanFactory), sharding(beanFactory), cluster);
                 }
             }
         }

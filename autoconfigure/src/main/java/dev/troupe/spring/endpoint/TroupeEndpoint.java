@@ -37,6 +37,10 @@ import java.util.PriorityQueue;
  *       type, from sampled turns, largest first.</li>
  *   <li>{@code GET /actuator/troupe/<name>}: a section added by a {@link TroupeEndpointContributor},
  *       such as {@code remote} (the transport's peers).</li>
+ *   <li>{@code GET /actuator/troupe/<name>/<key>} and {@code GET /actuator/troupe/<name>/<key>/<item>}:
+ *       a part of a contributed section, such as {@code sharding/<entity type>} (where its shards
+ *       and entities are, member by member) and {@code sharding/<entity type>/<entity id>} (where
+ *       one entity lives).</li>
  *   <li>{@code POST /actuator/troupe/<name>/<operation>} with {@code {"address": "..."}}: a
  *       section's write operation, such as {@code cluster/down} and {@code cluster/leave}. The
  *       endpoint's default access is read-only: write operations answer only once the
@@ -117,6 +121,36 @@ public class TroupeEndpoint {
                 }
                 return null;
         }
+    }
+
+    /**
+     * @param section a contributed section, such as {@code sharding}
+     * @param key a part of it, such as an entity type's name
+     * @return the part, or null (404) for an unknown section or part
+     */
+    @ReadOperation
+    public @Nullable Object detail(@Selector String section, @Selector String key) {
+        return detailOf(section, key, null);
+    }
+
+    /**
+     * @param section a contributed section, such as {@code sharding}
+     * @param key a part of it, such as an entity type's name
+     * @param item a part of the part, such as an entity id
+     * @return the part, or null (404) for an unknown section or part
+     */
+    @ReadOperation
+    public @Nullable Object item(@Selector String section, @Selector String key, @Selector String item) {
+        return detailOf(section, key, item);
+    }
+
+    private @Nullable Object detailOf(String section, String key, @Nullable String item) {
+        for (TroupeEndpointContributor c : contributors) {
+            if (c.name().equals(section)) {
+                return c.detail(key, item);
+            }
+        }
+        return null;
     }
 
     /**

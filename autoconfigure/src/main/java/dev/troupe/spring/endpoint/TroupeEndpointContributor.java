@@ -16,6 +16,19 @@ public interface TroupeEndpointContributor {
     Object contribute();
 
     /**
+     * A part of the section ({@code GET /actuator/troupe/<name>/<key>} and
+     * {@code GET /actuator/troupe/<name>/<key>/<item>}), such as one entity type of
+     * {@code sharding} and one entity of it. Bounded in size like the section.
+     *
+     * @param key the part, such as an entity type's name
+     * @param item a part of the part, such as an entity id, or null
+     * @return the part, or null (404) if there is no such part
+     */
+    default @Nullable Object detail(String key, @Nullable String item) {
+        return null;
+    }
+
+    /**
      * A write operation on the section ({@code POST /actuator/troupe/<name>/<operation>}), off
      * unless the application grants the endpoint write access
      * ({@code management.endpoint.troupe.access=unrestricted}).

@@ -2,6 +2,7 @@ package dev.troupe.cluster.sharding;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
+import dev.troupe.cluster.Address;
 import dev.troupe.cluster.Cluster;
 import dev.troupe.cluster.RemoteClusterTransport;
 import dev.troupe.cluster.sharding.internal.RegionHandle;
@@ -10,10 +11,12 @@ import dev.troupe.cluster.spi.ClusterTransport;
 import dev.troupe.remote.RemoteTransport;
 import dev.troupe.remote.SerializerRegistry;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -168,6 +171,16 @@ public final class ClusterSharding {
         return handle(typeKey).counters();
     }
 
+    /** @return the entity types initialized on this node, by name */
+    public List<EntityTypeKey<?>> entityTypes() {
+        final List<EntityTypeKey<?>> all = new ArrayList<>(regions.size());
+        for (RegionHandle h : regions.values()) {
+            all.add(h.typeKey());
+        }
+        all.sort((a, b) -> a.name().compareTo(b.name()));
+        return List.copyOf(all);
+    }
+
     /** @return the counters of every initialized entity type on this node */
     public Collection<ShardingMetrics> metrics() {
         final List<ShardingMetrics> all = new ArrayList<>(regions.size());
@@ -175,6 +188,103 @@ public final class ClusterSharding {
             all.add(h.counters());
         }
         return List.copyOf(all);
+    }
+
+    /** Entity ids {@link #state(EntityTypeKey)} lists per shard at most. */
+    public static final int DEFAULT_MAX_ENTITY_IDS = 100;
+
+    /** How long {@link #state(EntityTypeKey)} and {@link #entityLocation(EntityTypeKey, String)} wait for the members' answers. */
+    public static final Duration DEFAULT_STATE_TIMEOUT = Duration.ofSeconds(3);
+
+    /**
+     * As {@link #state(EntityTypeKey, int, Duration)} with at most {@value #DEFAULT_MAX_ENTITY_IDS}
+     * entity ids per shard and a timeout of {@link #DEFAULT_STATE_TIMEOUT}.
+     *
+     * @param typeKey an initialized entity type
+     * @return where its shards and entities are
+     */
+    public CompletionStage<ShardingState> state(EntityTypeKey<?> typeKey) {
+        return state(typeKey, DEFAULT_MAX_ENTITY_IDS, DEFAULT_STATE_TIMEOUT);
+    }
+
+    /**
+     * Where an entity type's shards and entities are, member by member: this node's region asks
+     * every member with the type's role that it knows a region of (over the cluster's transport),
+     * and each answers with the shards it hosts and their running entities. A member that does
+     * not answer within the timeout is listed as {@link ShardingState.Answer#NO_ANSWER}, one whose
+     * region is not known here as {@link ShardingState.Answer#NO_REGION}. Each answer must fit in
+     * one frame of the transport ({@code max-frame-size}): keep the cap modest for large shards.
+     *
+     * @param typeKey an initialized entity type
+     * @param maxEntityIdsPerShard the most entity ids listed per shard, 0 to count only (at most 10,000)
+     * @param timeout how long to wait for the other members
+     * @return completed with the state once every member asked has answered or the timeout passed
+     * @throws IllegalStateException if {@link #init} was not called for the type on this node
+     */
+    public CompletionStage<ShardingState> state(EntityTypeKey<?> typeKey, int maxEntityIdsPerShard, Duration timeout) {
+        if (maxEntityIdsPerShard < 0 || maxEntityIdsPerShard > 10_000) {
+            throw new IllegalArgumentException("maxEntityIdsPerShard must be in [0, 10000], was " + maxEntityIdsPerShard);
+        }
+        checkTimeout(timeout);
+        return handle(typeKey).state(-1, null, maxEntityIdsPerShard, timeout);
+    }
+
+    /**
+     * As {@link #entityLocation(EntityTypeKey, String, Duration)} with a timeout of {@link #DEFAULT_STATE_TIMEOUT}.
+     *
+     * @param typeKey an initialized entity type
+     * @param entityId the entity's id
+     * @return where it lives
+     */
+    public CompletionStage<EntityLocation> entityLocation(EntityTypeKey<?> typeKey, String entityId) {
+        return entityLocation(typeKey, entityId, DEFAULT_STATE_TIMEOUT);
+    }
+
+    /**
+     * Where one entity lives: its shard, the shard's owner in this node's view, and (asking every
+     * member with the role, as {@link #state} does, about that shard alone) which member hosts
+     * the shard and whether the entity runs there now. Asking starts nothing.
+     *
+     * @param typeKey an initialized entity type
+     * @param entityId the entity's id, not empty
+     * @param timeout how long to wait for the other members
+     * @return completed once every member asked has answered or the timeout passed
+     * @throws IllegalStateException if {@link #init} was not called for the type on this node
+     */
+    public CompletionStage<EntityLocation> entityLocation(EntityTypeKey<?> typeKey, String entityId, Duration timeout) {
+        Objects.requireNonNull(entityId, "entityId");
+        if (entityId.isEmpty()) {
+            throw new IllegalArgumentException("entity id must not be empty");
+        }
+        checkTimeout(timeout);
+        final RegionHandle handle = handle(typeKey);
+        final int shard = handle.shardOf(entityId);
+        final Address owner = handle.ownerOf(shard);
+        return handle.state(shard, entityId, 1, timeout).thenApply(state -> {
+            Address hostedBy = null;
+            boolean started = false;
+            final List<Address> notAnswered = new ArrayList<>();
+            for (ShardingState.MemberState m : state.members()) {
+                if (m.answer() != ShardingState.Answer.ANSWERED) {
+                    notAnswered.add(m.member());
+                    continue;
+                }
+                for (ShardingState.ShardState s : m.shards()) {
+                    if (s.shard() == shard && (hostedBy == null || s.entityIds().contains(entityId))) {
+                        hostedBy = m.member();
+                        started = s.entityIds().contains(entityId);
+                    }
+                }
+            }
+            return new EntityLocation(state.typeName(), entityId, shard, owner, hostedBy, started, notAnswered);
+        });
+    }
+
+    private static void checkTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        }
     }
 
     /**

@@ -7,6 +7,6 @@
  *
  * <p>The API: {@code ClusterSharding}, {@code Entity}, {@code EntityTypeKey}, {@code EntityRef},
  * {@code EntityContext}, {@code ShardingEnvelope}, {@code ShardingMessageExtractor},
- * {@code ShardingMetrics}. The implementation is in {@code dev.troupe.cluster.sharding.internal}.
+ * {@code ShardingMetrics}, {@code ShardingState}, {@code EntityLocation}. The implementation is in {@code dev.troupe.cluster.sharding.internal}.
  */
 package dev.troupe.cluster.sharding;

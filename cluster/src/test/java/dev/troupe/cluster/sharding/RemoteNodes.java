@@ -87,6 +87,13 @@ public final class RemoteNodes {
         return start(name, patient(remoteSettings(host, port, serializers())).build(), clusterSettings(discovery).build(), sink, 1000);
     }
 
+    /** As {@link #startPatient(String, String, int, MemberDiscovery, Tally.Sink)} with a downing strategy and its stable-after. */
+    static Node startPatient(String name, String host, int port, MemberDiscovery discovery, Tally.Sink sink,
+                             dev.troupe.cluster.DowningStrategy downing, Duration stableAfter) {
+        return start(name, patient(remoteSettings(host, port, serializers())).build(),
+            clusterSettings(discovery).downing(downing).stableAfter(stableAfter).build(), sink, 1000);
+    }
+
     static Node start(String name, RemoteSettings remoteSettings, ClusterSettings clusterSettings, Tally.Sink sink, int shards) {
         final ActorSystem system = ActorSystem.create(SYSTEM, ActorSystemSettings.builder().daemonThreads(true).build());
         final RemoteTransport remote = RemoteTransport.start(system, remoteSettings);

@@ -145,6 +145,35 @@ class RemoteShardingTest {
             remote += n.remote().metrics().peers().stream().mapToLong(p -> p.messagesReceived()).sum();
         }
         assertThat(remote).as("messages that crossed the wire").isGreaterThan(2L * perNode);
+
+        // Where things live, gathered over the wire: every running entity listed once, on the node that runs it
+        final ShardingState state = nodes.get(1).sharding().state(Tally.KEY, 1000, Duration.ofSeconds(10))
+            .toCompletableFuture().get(30, TimeUnit.SECONDS);
+        assertThat(state.members()).hasSize(3).allMatch(m -> m.answer() == ShardingState.Answer.ANSWERED);
+        assertThat(state.shards()).isEqualTo(1000);
+        final java.util.Map<String, String> listed = new java.util.HashMap<>();
+        for (ShardingState.MemberState m : state.members()) {
+            final String node = nameOf(m.member());
+            for (ShardingState.ShardState sh : m.shards()) {
+                for (String id : sh.entityIds()) {
+                    assertThat(listed.put(id, node)).as(id + " listed once").isNull();
+                }
+            }
+        }
+        assertThat(listed).isEqualTo(books.live());
+        final EntityLocation location = nodes.get(2).sharding().entityLocation(Tally.KEY, "e-5").toCompletableFuture().get(30, TimeUnit.SECONDS);
+        assertThat(nameOf(location.hostedBy())).isEqualTo(books.live().get("e-5"));
+        assertThat(location.owner()).isEqualTo(location.hostedBy());
+        assertThat(location.started()).isTrue();
+    }
+
+    private String nameOf(Address a) {
+        for (RemoteNodes.Node n : nodes) {
+            if (n.cluster().selfMember().address().equals(a)) {
+                return n.name();
+            }
+        }
+        throw new AssertionError(a);
     }
 
     @Test

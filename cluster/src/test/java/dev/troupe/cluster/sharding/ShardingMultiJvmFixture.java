@@ -59,6 +59,7 @@ abstract class ShardingMultiJvmFixture {
     ActorSystem checkerSystem;
     RemoteTransport checkerRemote;
     int port;
+    String checkerPath;
 
     @BeforeEach
     void startNodes() {
@@ -89,15 +90,30 @@ abstract class ShardingMultiJvmFixture {
         }), "checker");
         checkerRemote.publish(checker, Tally.Report.class);
         final String checkerPath = checkerRemote.addressOf(checker).toString();
-        final String discovery = "dns:" + dns.address().getHostString() + ":" + dns.address().getPort() + ":" + NAME;
+        this.checkerPath = checkerPath;
         for (int i = 0; i < 3; i++) {
-            children.add(ChildJvm.start("n" + i, ShardingNodeMain.class, List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-Xss512k"),
-                "n" + i, Integer.toString(i), hosts.get(i), Integer.toString(port), discovery, checkerPath));
+            children.add(startNode("n" + i, i));
         }
         for (ChildJvm c : children) {
             c.awaitLine("READY ", Duration.ofSeconds(60));
         }
         awaitSettled(0, 1, 2);
+    }
+
+    /** @return the nodes' discovery argument for {@link ShardingNodeMain}: the DNS server's name */
+    String discovery() {
+        return "dns:" + dns.address().getHostString() + ":" + dns.address().getPort() + ":" + NAME;
+    }
+
+    /** @return the nodes' downing argument for {@link ShardingNodeMain}: {@code none} (the discovery-driven rule) */
+    String downing() {
+        return "none";
+    }
+
+    /** Starts a node JVM on the host of its index (not awaiting READY). */
+    ChildJvm startNode(String name, int index) {
+        return ChildJvm.start(name, ShardingNodeMain.class, List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-Xss512k"),
+            name, Integer.toString(index), hosts.get(index), Integer.toString(port), discovery(), checkerPath, downing());
     }
 
     @AfterEach

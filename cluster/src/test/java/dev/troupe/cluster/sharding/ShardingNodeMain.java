@@ -26,15 +26,17 @@ import java.util.concurrent.locks.LockSupport;
  *       {@code count} {@link Tally.Add}s with this node's sequence numbers through entity refs,
  *       printing {@code SENT <n>} every 5,000 and {@code SENT-DONE <n>} at the end;</li>
  *   <li>{@code probe <entities> <first k>}: one more {@code Add} to each entity, {@code PROBED};</li>
- *   <li>{@code shards}: {@code SHARDS <reachable up members> <hosted shards> <held messages>};</li>
+ *   <li>{@code shards}: {@code SHARDS <reachable up members> <hosted shards> <held messages> <members, any status>};</li>
  *   <li>{@code leave}: leaves gracefully, {@code LEFT} once removed;</li>
+ *   <li>{@code down <host> <port>}: {@code Cluster.down} of that member, {@code DOWNED ok} or {@code DOWNED refused <reason>};</li>
  *   <li>{@code flush}: once nothing is queued for other nodes, a SYNC report to the checker, then {@code FLUSHED};</li>
  *   <li>{@code dead}: {@code DEAD {class/reason=count, ...}}, every dead letter of this node so far.</li>
  *   <li>{@code queues}: {@code QUEUES ...}, each peer's queue and counts, and the region's (for failure messages).</li>
  * </ul>
  * Closing stdin stops the node.
  *
- * <p>Arguments: node name, node index (its sequence numbers), host, port, discovery, checker path.
+ * <p>Arguments: node name, node index (its sequence numbers), host, port, discovery, checker path,
+ * and optionally a downing strategy with its stable-after ({@code keep-majority:<millis>}).
  * The node's failure detection is {@link RemoteNodes#patient}.
  */
 public final class ShardingNodeMain {
@@ -55,7 +57,13 @@ public final class ShardingNodeMain {
             discovery = StaticDiscovery.of(args[4].substring("static:".length()).split(","));
         }
         final RemoteSink sink = new RemoteSink();
-        final RemoteNodes.Node node = RemoteNodes.startPatient(name, host, port, discovery, sink);
+        final RemoteNodes.Node node;
+        if (args.length > 6 && args[6].startsWith("keep-majority:")) {
+            node = RemoteNodes.startPatient(name, host, port, discovery, sink, dev.troupe.cluster.DowningStrategy.KEEP_MAJORITY,
+                Duration.ofMillis(Long.parseLong(args[6].substring("keep-majority:".length()))));
+        } else {
+            node = RemoteNodes.startPatient(name, host, port, discovery, sink);
+        }
         // Connected before any report: while an association is not connected its queue is short (maxQueuedMessages)
         final java.util.concurrent.CountDownLatch connected = new java.util.concurrent.CountDownLatch(1);
         final dev.troupe.actor.ActorPath checkerPath = dev.troupe.actor.ActorPath.parse(args[5]);
@@ -81,6 +89,11 @@ public final class ShardingNodeMain {
                 sink.checker.tell(new Tally.Report(Tally.Report.DEAD, "", d.reason().tag(), -1, null));
             }
         });
+        // The membership events with the time, on stderr (the test's log), to read the order of events after a failure
+        node.cluster().subscribe(node.system().spawn(dev.troupe.actor.Behaviors.<dev.troupe.cluster.ClusterEvent>receiveMessage(e -> {
+            System.err.println(java.time.LocalTime.now() + " " + name + " event " + e + " -> members " + node.cluster().state().members());
+            return dev.troupe.actor.Behaviors.same();
+        }), "events"), dev.troupe.cluster.ClusterEvent.class);
         print("READY " + Long.toHexString(node.system().uid()));
         final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
@@ -99,9 +112,12 @@ public final class ShardingNodeMain {
                 }
                 case "shards" -> {
                     final ShardingMetrics m = node.sharding().metrics(Tally.KEY);
-                    print("SHARDS " + node.cluster().state().reachableUpAddresses().size() + " " + m.hostedShards() + " " + m.bufferedMessages());
+                    print("SHARDS " + node.cluster().state().reachableUpAddresses().size() + " " + m.hostedShards() + " " + m.bufferedMessages()
+                        + " " + node.cluster().state().members().size());
                 }
                 case "leave" -> node.cluster().leave().thenRun(() -> print("LEFT"));
+                case "down" -> node.cluster().down(new dev.troupe.cluster.Address(RemoteNodes.SYSTEM, cmd[1], Integer.parseInt(cmd[2])))
+                    .whenComplete((ok, failure) -> print(failure == null ? "DOWNED ok" : "DOWNED refused " + failure));
                 case "dead" -> print("DEAD " + new java.util.TreeMap<>(deadByKind));
                 case "queues" -> print("QUEUES " + queues(node));
                 case "flush" -> flush(node, sink, name);
@@ -160,6 +176,7 @@ public final class ShardingNodeMain {
             refs[e] = sharding.entityRefFor(Tally.KEY, "e-" + e);
         }
         final Thread t = new Thread(() -> {
+          try {
             final long start = System.nanoTime();
             for (int k = 0; k < count; k++) {
                 final long seq = Books.seq(index, k);
@@ -177,6 +194,11 @@ public final class ShardingNodeMain {
                 }
             }
             print("SENT-DONE " + count);
+          } catch (Throwable e) {
+            final java.io.StringWriter w = new java.io.StringWriter();
+            e.printStackTrace(new java.io.PrintWriter(w));
+            print("TRAFFIC-FAILED " + w.toString().replace('\n', '|'));
+          }
         }, "traffic");
         t.setDaemon(true);
         t.start();

@@ -2,8 +2,13 @@ package dev.troupe.spring.cluster.sharding;
 
 import dev.troupe.cluster.Address;
 import dev.troupe.cluster.Cluster;
+import dev.troupe.cluster.sharding.ClusterSharding;
+import dev.troupe.cluster.sharding.EntityLocation;
+import dev.troupe.cluster.sharding.EntityTypeKey;
 import dev.troupe.cluster.sharding.ShardingMetrics;
+import dev.troupe.cluster.sharding.ShardingState;
 import dev.troupe.spring.endpoint.TroupeEndpointContributor;
+import org.jspecify.annotations.Nullable;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,6 +17,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -19,13 +27,24 @@ import java.util.function.Supplier;
  * for each entity type initialized on this node, its entities and shards here, the shards each
  * member owns in this node's view, and this node's {@value #LARGEST_SHARDS} largest shards by
  * entities. Bounded: one entry per member of the view and per type this node initialized.
+ *
+ * <p>{@code /actuator/troupe/sharding/<type>}: where the type's shards and entities are, member by
+ * member, asked of every member with the role ({@link ClusterSharding#state}); at most
+ * {@value #MAX_ENTITY_IDS_PER_SHARD} entity ids per shard, with {@code capped} saying when more run.
+ * {@code /actuator/troupe/sharding/<type>/<entity id>}: where one entity lives
+ * ({@link ClusterSharding#entityLocation}). Both wait up to {@link ClusterSharding#DEFAULT_STATE_TIMEOUT}
+ * for the members; one that does not answer is listed as such.
  */
 public class TroupeShardingReport implements TroupeEndpointContributor {
 
     /** How many of this node's shards the report lists, largest first. */
     public static final int LARGEST_SHARDS = 10;
 
+    /** Entity ids listed per shard at most by {@code /actuator/troupe/sharding/<type>}. */
+    public static final int MAX_ENTITY_IDS_PER_SHARD = 10;
+
     private final Supplier<? extends Collection<? extends ShardingMetrics>> regions;
+    private final Supplier<? extends @Nullable ClusterSharding> sharding;
     private final Cluster cluster;
 
     /**
@@ -33,8 +52,78 @@ public class TroupeShardingReport implements TroupeEndpointContributor {
      * @param cluster the cluster
      */
     public TroupeShardingReport(Supplier<? extends Collection<? extends ShardingMetrics>> regions, Cluster cluster) {
+        this(regions, () -> null, cluster);
+    }
+
+    /**
+     * @param regions this node's shard regions now (such as {@code ClusterSharding.metrics()})
+     * @param sharding the node's sharding once created, else null (nothing is initialized then)
+     * @param cluster the cluster
+     */
+    public TroupeShardingReport(Supplier<? extends Collection<? extends ShardingMetrics>> regions,
+                                Supplier<? extends @Nullable ClusterSharding> sharding, Cluster cluster) {
         this.regions = regions;
+        this.sharding = sharding;
         this.cluster = cluster;
+    }
+
+    /**
+     * @param key an entity type's name
+     * @param item an entity id, or null for the whole type
+     * @return where the type's shards and entities are, or where the entity lives; null (404) for a type not initialized here
+     */
+    @Override
+    public @Nullable Object detail(String key, @Nullable String item) {
+        final ClusterSharding s = sharding.get();
+        if (s == null) {
+            return null;
+        }
+        EntityTypeKey<?> type = null;
+        for (EntityTypeKey<?> k : s.entityTypes()) {
+            if (k.name().equals(key)) {
+                type = k;
+            }
+        }
+        if (type == null) {
+            return null;
+        }
+        if (item == null) {
+            return typeState(await(s.state(type, MAX_ENTITY_IDS_PER_SHARD, ClusterSharding.DEFAULT_STATE_TIMEOUT).toCompletableFuture()));
+        }
+        if (item.isEmpty()) {
+            return null;
+        }
+        final EntityLocation l = await(s.entityLocation(type, item).toCompletableFuture());
+        return new EntityInfo(l.typeName(), l.entityId(), l.shard(), text(l.owner()), text(l.hostedBy()), l.started(),
+            l.notAnswered().stream().map(Address::toString).toList());
+    }
+
+    private static <T> T await(java.util.concurrent.CompletableFuture<T> f) {
+        try {
+            return f.get(ClusterSharding.DEFAULT_STATE_TIMEOUT.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while asking the members", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("the shard region did not answer: " + e, e);
+        }
+    }
+
+    private static @Nullable String text(@Nullable Address a) {
+        return a == null ? null : a.toString();
+    }
+
+    private static TypeState typeState(ShardingState state) {
+        final List<MemberInfo> members = new ArrayList<>(state.members().size());
+        for (ShardingState.MemberState m : state.members()) {
+            final List<ShardEntities> shards = new ArrayList<>(m.shards().size());
+            for (ShardingState.ShardState sh : m.shards()) {
+                shards.add(new ShardEntities(sh.shard(), sh.entities(), sh.entityIds(), sh.capped()));
+            }
+            members.add(new MemberInfo(m.member().toString(), m.answer().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
+                m.shards().size(), m.entities(), shards));
+        }
+        return new TypeState(state.typeName(), state.shards(), state.entities(), MAX_ENTITY_IDS_PER_SHARD, members);
     }
 
     @Override
@@ -102,5 +191,44 @@ public class TroupeShardingReport implements TroupeEndpointContributor {
 
     /** A shard and its entities on this node. */
     public record ShardInfo(int shard, int entities) {
+    }
+
+    /**
+     * Where one entity type's shards and entities are ({@code /actuator/troupe/sharding/<type>}).
+     *
+     * @param hostedShards the shards the members that answered host
+     * @param activeEntities the entities running on them
+     * @param maxEntityIdsPerShard the most entity ids listed per shard
+     * @param members one entry per member with the role in this node's view
+     */
+    public record TypeState(String name, int hostedShards, int activeEntities, int maxEntityIdsPerShard, List<MemberInfo> members) {
+    }
+
+    /**
+     * One member's part.
+     *
+     * @param answer {@code answered}, {@code no-answer} (asked, no answer in time) or {@code no-region} (no region of the type known here)
+     */
+    public record MemberInfo(String address, String answer, int hostedShards, int activeEntities, List<ShardEntities> shards) {
+    }
+
+    /**
+     * A shard a member hosts.
+     *
+     * @param capped whether more entities run than {@code entityIds} lists
+     */
+    public record ShardEntities(int shard, int entities, List<String> entityIds, boolean capped) {
+    }
+
+    /**
+     * Where one entity lives ({@code /actuator/troupe/sharding/<type>/<entity id>}).
+     *
+     * @param owner the shard's owner in this node's view, or null if none
+     * @param hostedBy the member that said it hosts the shard, or null if none did
+     * @param started whether the entity runs now
+     * @param notAnswered the members with the role that did not answer
+     */
+    public record EntityInfo(String type, String entityId, int shard, @Nullable String owner, @Nullable String hostedBy, boolean started,
+                             List<String> notAnswered) {
     }
 }

@@ -9,8 +9,8 @@ import java.util.Queue;
 /** A sharded test entity: counts additions and reports its stop to a queue. */
 public final class Tally {
 
-    /** What a tally accepts. */
-    public interface Command {
+    /** What a tally accepts (across nodes through the CBOR marker serializer). */
+    public interface Command extends dev.troupe.remote.CborSerializable {
     }
 
     /** Adds one. */

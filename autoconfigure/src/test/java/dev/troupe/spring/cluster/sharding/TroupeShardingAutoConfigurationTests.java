@@ -124,6 +124,25 @@ class TroupeShardingAutoConfigurationTests {
                         .contains(a1.shardId(), tallies.entityRefFor("B-2").shardId());
                     assertThat(t.counters()).containsEntry("entitiesStarted", 2L);
                 });
+
+                // where things live: the type's shards and entities, one entity, an unknown type
+                final TroupeEndpoint endpoint = context.getBean(TroupeEndpoint.class);
+                final TroupeShardingReport.TypeState type = (TroupeShardingReport.TypeState) endpoint.detail("sharding", "Tally");
+                assertThat(type.activeEntities()).isEqualTo(2);
+                assertThat(type.hostedShards()).isEqualTo(16);
+                assertThat(type.members()).singleElement().satisfies(m -> {
+                    assertThat(m.address()).isEqualTo(self);
+                    assertThat(m.answer()).isEqualTo("answered");
+                    assertThat(m.shards()).flatExtracting(TroupeShardingReport.ShardEntities::entityIds).containsExactlyInAnyOrder("A-1", "B-2");
+                });
+                final TroupeShardingReport.EntityInfo a1Info = (TroupeShardingReport.EntityInfo) endpoint.item("sharding", "Tally", "A-1");
+                assertThat(a1Info.shard()).isEqualTo(a1.shardId());
+                assertThat(a1Info.owner()).isEqualTo(self);
+                assertThat(a1Info.hostedBy()).isEqualTo(self);
+                assertThat(a1Info.started()).isTrue();
+                assertThat(((TroupeShardingReport.EntityInfo) endpoint.item("sharding", "Tally", "never")).started()).isFalse();
+                assertThat(endpoint.detail("sharding", "NoSuchType")).isNull();
+                assertThat(endpoint.item("sharding", "NoSuchType", "A-1")).isNull();
             });
         // the stop message reached both entities when the context closed and the node left
         assertThat(STOPS).containsExactlyInAnyOrder("A-1", "B-2");
@@ -153,6 +172,75 @@ class TroupeShardingAutoConfigurationTests {
     }
 
     @Test
+    void theEndpointListsWhereEntitiesRunAcrossTwoNodesAndCapsTheIdsPerShard() {
+        final int portA = freePort();
+        final int portB = freePort();
+        final String members = "troupe.cluster.static-members=127.0.0.1:" + portA + ",127.0.0.1:" + portB;
+        final String[] common = {"troupe.remote.enabled=true", "troupe.remote.secret=" + SECRET, "troupe.cluster.enabled=true",
+            "troupe.cluster.discovery-interval=300ms", "troupe.cluster.leave-timeout=5s", "troupe.remote.reconnect.max-backoff=500ms",
+            "troupe.cluster.sharding.number-of-shards=4", "troupe.system-name=shop", members};
+        runner.withUserConfiguration(ContextEntities.class).withPropertyValues(common).withPropertyValues("troupe.remote.bind-port=" + portA)
+            .run(a -> runner.withUserConfiguration(ContextEntities.class).withPropertyValues(common)
+                .withPropertyValues("troupe.remote.bind-port=" + portB).run(b -> {
+                    assertThat(a).hasNotFailed();
+                    assertThat(b).hasNotFailed();
+                    final Cluster clusterA = a.getBean(Cluster.class);
+                    final Cluster clusterB = b.getBean(Cluster.class);
+                    Await.until("both see two up members", WAIT, () -> clusterA.state().reachableUpAddresses().size() == 2
+                        && clusterB.state().reachableUpAddresses().size() == 2);
+                    final ClusterSharding shardingA = a.getBean(ClusterSharding.class);
+                    final ClusterSharding shardingB = b.getBean(ClusterSharding.class);
+                    final EntityTypeKey<Tally.Command> key = EntityTypeKey.create(Tally.Command.class, "Tally");
+                    Await.until("each node hosts its shards", WAIT, () -> shardingA.metrics(key).hostedShards()
+                        + shardingB.metrics(key).hostedShards() == 4 && shardingB.metrics(key).hostedShards() > 0
+                        && shardingA.metrics(key).hostedShards() > 0);
+                    final int entities = 4 * TroupeShardingReport.MAX_ENTITY_IDS_PER_SHARD + 20;
+                    for (int e = 0; e < entities; e++) {
+                        shardingA.entityRefFor(key, "t-" + e).tell(new Tally.Add());
+                    }
+                    Await.until("every entity runs", WAIT,
+                        () -> shardingA.metrics(key).activeEntities() + shardingB.metrics(key).activeEntities() == entities);
+
+                    final TroupeShardingReport.TypeState type = (TroupeShardingReport.TypeState) a.getBean(TroupeEndpoint.class)
+                        .detail("sharding", "Tally");
+                    assertThat(type.members()).extracting(TroupeShardingReport.MemberInfo::address).containsExactlyInAnyOrder(
+                        clusterA.selfMember().address().toString(), clusterB.selfMember().address().toString());
+                    assertThat(type.members()).allMatch(m -> m.answer().equals("answered"));
+                    assertThat(type.hostedShards()).isEqualTo(4);
+                    assertThat(type.activeEntities()).isEqualTo(entities);
+                    final String addressB = clusterB.selfMember().address().toString();
+                    final TroupeShardingReport.MemberInfo onB = type.members().stream().filter(m -> m.address().equals(addressB))
+                        .findFirst().orElseThrow();
+                    assertThat(onB.activeEntities()).isEqualTo(shardingB.metrics(key).activeEntities());
+                    boolean anyCapped = false;
+                    for (TroupeShardingReport.MemberInfo m : type.members()) {
+                        for (TroupeShardingReport.ShardEntities sh : m.shards()) {
+                            assertThat(sh.entityIds()).hasSize(Math.min(sh.entities(), TroupeShardingReport.MAX_ENTITY_IDS_PER_SHARD));
+                            assertThat(sh.capped()).isEqualTo(sh.entities() > TroupeShardingReport.MAX_ENTITY_IDS_PER_SHARD);
+                            anyCapped |= sh.capped();
+                        }
+                    }
+                    assertThat(anyCapped).as("more entities than 4 shards list").isTrue();
+                    // an entity of b's, asked of a's endpoint
+                    final String listedOnB = onB.shards().get(0).entityIds().get(0);
+                    final TroupeShardingReport.EntityInfo where = (TroupeShardingReport.EntityInfo) a.getBean(TroupeEndpoint.class)
+                        .item("sharding", "Tally", listedOnB);
+                    assertThat(where.hostedBy()).isEqualTo(addressB);
+                    assertThat(where.owner()).isEqualTo(addressB);
+                    assertThat(where.started()).isTrue();
+                    assertThat(where.notAnswered()).isEmpty();
+                }));
+    }
+
+    private static int freePort() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            return s.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
     void runWithMetricsOffShouldLeaveTheShardingMetersOut() {
         runner.withUserConfiguration(ContextEntities.class).withPropertyValues(CLUSTER).withPropertyValues("troupe.metrics.enabled=false")
             .run(context -> assertThat(context).hasNotFailed().hasSingleBean(ClusterSharding.class)
@@ -172,6 +260,7 @@ class TroupeShardingAutoConfigurationTests {
             final TroupeShardingReport.ShardingInfo info = (TroupeShardingReport.ShardingInfo) context.getBean(TroupeEndpoint.class)
                 .section("sharding", null, null);
             assertThat(info.entityTypes()).isEmpty();
+            assertThat(context.getBean(TroupeEndpoint.class).detail("sharding", "Tally")).isNull();
             assertThat(context.getBean(MeterRegistry.class).find("troupe.cluster.sharding.entities").meters()).isEmpty();
         });
     }

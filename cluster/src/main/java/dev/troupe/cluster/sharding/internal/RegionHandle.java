@@ -3,6 +3,7 @@ package dev.troupe.cluster.sharding.internal;
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.ActorSystem;
 import dev.troupe.actor.Props;
+import dev.troupe.cluster.Address;
 import dev.troupe.cluster.Cluster;
 import dev.troupe.cluster.Receptionist;
 import dev.troupe.cluster.ServiceKey;
@@ -10,9 +11,12 @@ import dev.troupe.cluster.sharding.Entity;
 import dev.troupe.cluster.sharding.EntityTypeKey;
 import dev.troupe.cluster.sharding.ShardingMessageExtractor;
 import dev.troupe.cluster.sharding.ShardingMetrics;
+import dev.troupe.cluster.sharding.ShardingState;
 import dev.troupe.remote.RemoteTransport;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One entity type's region on this node, as {@code ClusterSharding} keeps it: the region's ref,
@@ -27,6 +31,7 @@ public final class RegionHandle {
     private final ShardRouter router;
     private final RegionCounters counters;
     private final ActorRef<Object> region;
+
 
     private RegionHandle(EntityTypeKey<?> typeKey, ShardingMessageExtractor<?, ?> extractor, int numberOfShards, ShardRouter router,
                          RegionCounters counters, ActorRef<Object> region) {
@@ -83,6 +88,28 @@ public final class RegionHandle {
                 + ", outside [0, " + numberOfShards + ")");
         }
         return shard;
+    }
+
+    /**
+     * Asks the region where the type's shards and entities are, on every member with the role.
+     *
+     * @param shard one shard, or -1 for all
+     * @param entityId the one entity to list, or null to list up to {@code maxIds} per shard
+     * @param maxIds the most entity ids listed per shard
+     * @param timeout how long to wait for the other members' answers
+     * @return completed when every member asked has answered or the timeout passed
+     */
+    public CompletableFuture<ShardingState> state(int shard, String entityId, int maxIds, Duration timeout) {
+        final CompletableFuture<ShardingState> done = new CompletableFuture<>();
+        region.tell(new RegionProtocol.StateRequested(done, shard, entityId, maxIds, timeout.toNanos()));
+        // a region that stopped meanwhile never answers: fail rather than hang
+        return done.orTimeout(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+    }
+
+    /** @return the shard's owner in this node's view, or null when none is UP with the role */
+    public Address ownerOf(int shard) {
+        final Address[] owners = counters.owners;
+        return owners == null ? null : owners[shard];
     }
 
     /** @return the entity type */

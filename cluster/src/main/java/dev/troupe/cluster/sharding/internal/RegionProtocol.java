@@ -2,6 +2,7 @@ package dev.troupe.cluster.sharding.internal;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.cluster.Address;
+import dev.troupe.cluster.sharding.ShardingState;
 
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
@@ -29,7 +30,7 @@ public final class RegionProtocol {
      * region is published with on the remote transport, so a peer's message of any other class is
      * dropped ({@code type-mismatch}) before it reaches the region.
      */
-    public sealed interface Wire permits EntityEnvelope, AcquireShards, ShardsReleased, Leaving, LeavingSeen {
+    public sealed interface Wire permits EntityEnvelope, AcquireShards, ShardsReleased, Leaving, LeavingSeen, GetRegionState, RegionState {
     }
 
     /**
@@ -101,6 +102,48 @@ public final class RegionProtocol {
      * @param from the node that sees the leave
      */
     record LeavingSeen(Address from) implements Wire {
+    }
+
+    /**
+     * "Which of these shards do you host, and which of their entities run?" ({@code ClusterSharding.state},
+     * {@code entityLocation}).
+     *
+     * @param from the asking node
+     * @param replyTo the asking node's region
+     * @param requestId the asker's query, echoed in the answer
+     * @param shard the one shard asked about, or -1 for all
+     * @param entityId the one entity to list, or null to list up to {@code maxIds} per shard
+     * @param maxIds the most entity ids listed per shard
+     */
+    record GetRegionState(Address from, ActorRef<Object> replyTo, long requestId, int shard, String entityId, int maxIds) implements Wire {
+    }
+
+    /**
+     * The answer to {@link GetRegionState}: the shards the sender hosts (of those asked about), with
+     * how many entities run in each and the ids listed.
+     *
+     * @param from the answering node
+     * @param requestId the query answered
+     * @param shards the hosted shards
+     * @param entities per shard, the entities running
+     * @param entityIds per shard, the ids listed (at most the cap asked for)
+     */
+    record RegionState(Address from, long requestId, int[] shards, int[] entities, String[][] entityIds) implements Wire {
+        @Override
+        public String toString() {
+            return "RegionState(" + from + ", " + requestId + ", " + shards.length + " shards)";
+        }
+    }
+
+    /**
+     * Local: gather the regions' state from every member with the role, complete {@code done} when
+     * all have answered or the timeout has passed.
+     */
+    record StateRequested(CompletableFuture<ShardingState> done, int shard, String entityId, int maxIds, long timeoutNanos) {
+    }
+
+    /** Local: a query's timeout (the timer's key and message). */
+    record StateTimedOut(long requestId) {
     }
 
     /** The cluster is leaving: hand off every shard, then complete the future. */

@@ -20,11 +20,15 @@ import dev.troupe.cluster.sharding.Entity;
 import dev.troupe.cluster.sharding.ShardingMessageExtractor;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.AcquireShards;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.EntityEnvelope;
+import dev.troupe.cluster.sharding.internal.RegionProtocol.GetRegionState;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.LeaveRequested;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.Leaving;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.LeavingSeen;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.LocalEnvelope;
+import dev.troupe.cluster.sharding.internal.RegionProtocol.RegionState;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.ShardsReleased;
+import dev.troupe.cluster.sharding.internal.RegionProtocol.StateRequested;
+import dev.troupe.cluster.sharding.internal.RegionProtocol.StateTimedOut;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.Tick;
 
 import java.util.ArrayDeque;
@@ -41,6 +45,7 @@ import java.util.ArrayDeque;
  *   <li>{@link RegionView}: the members, the owners by placement, the other nodes' regions;</li>
  *   <li>{@link ShardOwnership}: the release protocol (acquire, release, hand-off);</li>
  *   <li>{@link GracefulLeave}: this node's leave and the others';</li>
+ *   <li>{@link RegionQueries}: where things live, this node's part and the gathering of the others';</li>
  *   <li>{@link ShardRouter}: what the senders share with the region, which publishes there the
  *       direct route of each shard ({@link #publishRoutes}).</li>
  * </ul>
@@ -72,6 +77,7 @@ final class ShardRegion extends ExtensibleBehavior<Object> implements ShardOwner
     private final RegionView view;
     private final ShardOwnership ownership;
     private final GracefulLeave leave;
+    private final RegionQueries queries;
     private long lastRetryNanos = System.nanoTime();
 
     /**
@@ -111,6 +117,8 @@ final class ShardRegion extends ExtensibleBehavior<Object> implements ShardOwner
         this.view = new RegionView(selfAddress, entity.role(), numberOfShards, counters);
         this.ownership = new ShardOwnership(shards, view, selfAddress, self, counters, this);
         this.leave = new GracefulLeave(view, selfAddress, self, counters);
+        final String role = entity.role();
+        this.queries = new RegionQueries(typeName, shards, view, selfAddress, role == null || cluster.selfMember().hasRole(role), self, timers);
         cluster.subscribe(self.unsafeUpcast(), ClusterEvent.class);
         Receptionist.get(ctx.system()).subscribe(key, self.unsafeUpcast());
         timers.startTimerWithFixedDelay(Tick.INSTANCE, Tick.INSTANCE, ShardHost.tickInterval(host.idleNanos()));
@@ -166,6 +174,18 @@ final class ShardRegion extends ExtensibleBehavior<Object> implements ShardOwner
             host.onPassivate(p.entity());
         } else if (msg == Tick.INSTANCE) {
             onTick();
+        } else if (msg instanceof GetRegionState g) {
+            queries.onGet(g);
+            return this;
+        } else if (msg instanceof RegionState r) {
+            queries.onAnswer(r);
+            return this;
+        } else if (msg instanceof StateRequested r) {
+            queries.onRequested(r);
+            return this;
+        } else if (msg instanceof StateTimedOut t) {
+            queries.onTimeout(t);
+            return this;
         } else if (msg instanceof LeaveRequested r) {
             if (leave.start(r.done())) {
                 onView(); // the view already says LEAVING: every shard goes elsewhere
@@ -483,6 +503,7 @@ final class ShardRegion extends ExtensibleBehavior<Object> implements ShardOwner
         }
         host.clearHeld();
         leave.stopped();
+        queries.stopped();
     }
 
     /** @return e.g. {@code hosting 12, acquiring 0, ...}, for logs and tests */

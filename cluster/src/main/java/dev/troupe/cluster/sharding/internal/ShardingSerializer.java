@@ -6,8 +6,10 @@ import dev.troupe.cluster.Address;
 import dev.troupe.cluster.sharding.Entity;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.AcquireShards;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.EntityEnvelope;
+import dev.troupe.cluster.sharding.internal.RegionProtocol.GetRegionState;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.Leaving;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.LeavingSeen;
+import dev.troupe.cluster.sharding.internal.RegionProtocol.RegionState;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.ShardsReleased;
 import dev.troupe.cluster.sharding.internal.RegionProtocol.Wire;
 import dev.troupe.remote.BinaryCodec;
@@ -32,6 +34,10 @@ import java.nio.charset.StandardCharsets;
  *   RELEASED (3):     int32 count | count x (int32 shard | int64 epoch)
  *   LEAVING (4):      int32 region ref
  *   LEAVING_SEEN (5): (nothing)
+ *   GET_STATE (6):    int32 region ref | int64 request id | int32 shard (-1: all) | int32 most ids per shard
+ *                     | int16 n | n bytes entity id (UTF-8; n = 0: none)
+ *   STATE (7):        int64 request id | int32 count
+ *                     | count x (int32 shard | int32 entities | int32 listed | listed x (int16 n | n bytes entity id))
  * </pre>
  *
  * <p>For example an envelope of hops 1 for entity {@code "A-1"} carrying an {@code Integer} 7
@@ -76,6 +82,8 @@ final class ShardingSerializer implements Serializer<Wire> {
     static final byte RELEASED = 3;
     static final byte LEAVING = 4;
     static final byte LEAVING_SEEN = 5;
+    static final byte GET_STATE = 6;
+    static final byte STATE = 7;
 
     private static final ClassValue<byte[]> CLASS_NAMES = new ClassValue<>() {
         @Override
@@ -131,10 +139,40 @@ final class ShardingSerializer implements Serializer<Wire> {
             p += Serializer.writeRef(buffer, p, l.replyTo(), Wire.class, refs);
         } else if (message instanceof LeavingSeen) {
             buffer.putByte(p++, LEAVING_SEEN);
+        } else if (message instanceof GetRegionState g) {
+            buffer.putByte(p++, GET_STATE);
+            p += Serializer.writeRef(buffer, p, g.replyTo(), Wire.class, refs);
+            buffer.putLong(p, g.requestId(), ByteOrder.BIG_ENDIAN);
+            buffer.putInt(p + 8, g.shard(), ByteOrder.BIG_ENDIAN);
+            buffer.putInt(p + 12, g.maxIds(), ByteOrder.BIG_ENDIAN);
+            p += 16;
+            p += putId(buffer, p, g.entityId() == null ? "" : g.entityId());
+        } else if (message instanceof RegionState r) {
+            buffer.putByte(p++, STATE);
+            buffer.putLong(p, r.requestId(), ByteOrder.BIG_ENDIAN);
+            buffer.putInt(p + 8, r.shards().length, ByteOrder.BIG_ENDIAN);
+            p += 12;
+            for (int i = 0; i < r.shards().length; i++) {
+                final String[] ids = r.entityIds()[i];
+                buffer.putInt(p, r.shards()[i], ByteOrder.BIG_ENDIAN);
+                buffer.putInt(p + 4, r.entities()[i], ByteOrder.BIG_ENDIAN);
+                buffer.putInt(p + 8, ids.length, ByteOrder.BIG_ENDIAN);
+                p += 12;
+                for (String id : ids) {
+                    p += putId(buffer, p, id);
+                }
+            }
         } else {
             throw new IllegalArgumentException("not a shard region message: " + message);
         }
         return p - offset;
+    }
+
+    /** int16 n | n bytes: an entity id (n = 0 for none). */
+    private static int putId(MutableDirectBuffer buffer, int p, String id) {
+        final int n = BinaryCodec.putUtf8(buffer, p + 2, id, MAX_ENTITY_ID_BYTES, "entity id");
+        buffer.putShort(p, (short) n, ByteOrder.BIG_ENDIAN);
+        return 2 + n;
     }
 
     private int writeEnvelope(EntityEnvelope e, MutableDirectBuffer buffer, int offset, RefWriter refs) {
@@ -247,6 +285,65 @@ final class ShardingSerializer implements Serializer<Wire> {
                     throw new IllegalArgumentException((end - p) + " bytes after the leave answer");
                 }
                 return new LeavingSeen(from);
+            }
+            case GET_STATE -> {
+                final Address from = sender(refs);
+                need(p, end, 22);
+                final ActorRef<Object> replyTo = Serializer.readRef(buffer, p, refs);
+                final long requestId = buffer.getLong(p + 4, ByteOrder.BIG_ENDIAN);
+                final int shard = buffer.getInt(p + 12, ByteOrder.BIG_ENDIAN);
+                final int maxIds = buffer.getInt(p + 16, ByteOrder.BIG_ENDIAN);
+                final int n = buffer.getShort(p + 20, ByteOrder.BIG_ENDIAN) & 0xFFFF;
+                p += 22;
+                if (shard < -1 || shard >= Entity.MAX_NUMBER_OF_SHARDS || maxIds < 0 || maxIds > RegionQueries.MAX_LISTED_IDS
+                    || n > MAX_ENTITY_ID_BYTES || p + n != end) {
+                    throw new IllegalArgumentException("state request for shard " + shard + ", " + maxIds + " ids, an entity id of "
+                        + n + " bytes in " + (end - p));
+                }
+                final String entityId = n == 0 ? null : buffer.getStringWithoutLengthUtf8(p, n);
+                return new GetRegionState(from, replyTo, requestId, shard, entityId, maxIds);
+            }
+            case STATE -> {
+                final Address from = sender(refs);
+                need(p, end, 12);
+                final long requestId = buffer.getLong(p, ByteOrder.BIG_ENDIAN);
+                final int count = buffer.getInt(p + 8, ByteOrder.BIG_ENDIAN);
+                p += 12;
+                // at least 12 bytes per shard: a count the bytes left cannot hold is refused before any array is made
+                if (count < 0 || count > Entity.MAX_NUMBER_OF_SHARDS || (long) count * 12 > end - p) {
+                    throw new IllegalArgumentException(count + " shards in " + (end - p) + " bytes");
+                }
+                final int[] shards = new int[count];
+                final int[] entities = new int[count];
+                final String[][] ids = new String[count][];
+                for (int i = 0; i < count; i++) {
+                    need(p, end, 12);
+                    shards[i] = buffer.getInt(p, ByteOrder.BIG_ENDIAN);
+                    entities[i] = buffer.getInt(p + 4, ByteOrder.BIG_ENDIAN);
+                    final int listed = buffer.getInt(p + 8, ByteOrder.BIG_ENDIAN);
+                    p += 12;
+                    // each id takes at least 3 bytes (length and one byte)
+                    if (shards[i] < 0 || shards[i] >= Entity.MAX_NUMBER_OF_SHARDS || entities[i] < 0 || listed < 0 || listed > entities[i]
+                        || listed > RegionQueries.MAX_LISTED_IDS || (long) listed * 3 > end - p) {
+                        throw new IllegalArgumentException("shard " + shards[i] + " with " + entities[i] + " entities, " + listed + " listed");
+                    }
+                    final String[] list = new String[listed];
+                    for (int k = 0; k < listed; k++) {
+                        need(p, end, 2);
+                        final int n = buffer.getShort(p, ByteOrder.BIG_ENDIAN) & 0xFFFF;
+                        if (n == 0 || n > MAX_ENTITY_ID_BYTES) {
+                            throw new IllegalArgumentException("an entity id of " + n + " bytes");
+                        }
+                        need(p + 2, end, n);
+                        list[k] = buffer.getStringWithoutLengthUtf8(p + 2, n);
+                        p += 2 + n;
+                    }
+                    ids[i] = list;
+                }
+                if (p != end) {
+                    throw new IllegalArgumentException((end - p) + " bytes after the region state");
+                }
+                return new RegionState(from, requestId, shards, entities, ids);
             }
             default -> throw new IllegalArgumentException("unknown shard region message kind " + kind);
         }

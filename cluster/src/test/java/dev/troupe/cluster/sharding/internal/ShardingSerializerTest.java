@@ -143,6 +143,44 @@ class ShardingSerializerTest {
     }
 
     @Test
+    void stateRequestsAndAnswersRoundTripFromTheAuthenticatedPeerAndHostileCountsAreRefused() {
+        final Address claimed = new Address("shards", "6.6.6.6", 1);
+        final Address peer = Address.of(PEER);
+        final RegionProtocol.GetRegionState g = (RegionProtocol.GetRegionState) roundTrip(
+            new RegionProtocol.GetRegionState(claimed, REGION, 77, 12, "A-ü", 5));
+        assertThat(g).isEqualTo(new RegionProtocol.GetRegionState(peer, REGION, 77, 12, "A-ü", 5));
+        assertThat(roundTrip(new RegionProtocol.GetRegionState(claimed, REGION, 1, -1, null, 100)))
+            .isEqualTo(new RegionProtocol.GetRegionState(peer, REGION, 1, -1, null, 100));
+        final RegionProtocol.RegionState r = (RegionProtocol.RegionState) roundTrip(new RegionProtocol.RegionState(claimed, 77,
+            new int[] {3, 999}, new int[] {2, 500}, new String[][] {{"a", "b"}, {"ü-1"}}));
+        assertThat(r.from()).isEqualTo(peer);
+        assertThat(r.requestId()).isEqualTo(77);
+        assertThat(r.shards()).containsExactly(3, 999);
+        assertThat(r.entities()).containsExactly(2, 500);
+        assertThat(r.entityIds()).isDeepEqualTo(new String[][] {{"a", "b"}, {"ü-1"}});
+
+        // more shards than the bytes hold, more ids listed than entities run, more ids than a peer may ask for
+        final byte[] state = new byte[1 + 12];
+        state[0] = ShardingSerializer.STATE;
+        new UnsafeBuffer(state).putInt(9, 1000, ByteOrder.BIG_ENDIAN);
+        assertThatThrownBy(() -> read(state)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shards in");
+        final byte[] listed = new byte[1 + 12 + 12];
+        final UnsafeBuffer lb = new UnsafeBuffer(listed);
+        lb.putByte(0, ShardingSerializer.STATE);
+        lb.putInt(9, 1, ByteOrder.BIG_ENDIAN);
+        lb.putInt(13 + 4, 1, ByteOrder.BIG_ENDIAN);
+        lb.putInt(13 + 8, Integer.MAX_VALUE, ByteOrder.BIG_ENDIAN);
+        assertThatThrownBy(() -> read(listed)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("listed");
+        final byte[] ask = new byte[1 + 22];
+        final UnsafeBuffer ab = new UnsafeBuffer(ask);
+        ab.putByte(0, ShardingSerializer.GET_STATE);
+        ab.putInt(1, 7, ByteOrder.BIG_ENDIAN);
+        ab.putInt(1 + 12, -1, ByteOrder.BIG_ENDIAN);
+        ab.putInt(1 + 16, RegionQueries.MAX_LISTED_IDS + 1, ByteOrder.BIG_ENDIAN);
+        assertThatThrownBy(() -> read(ask)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ids");
+    }
+
+    @Test
     void anEntityIdTooLongForTheWireFailsTheWrite() {
         final String id = "x".repeat(ShardingSerializer.MAX_ENTITY_ID_BYTES + 1);
         assertThatThrownBy(() -> roundTrip(new RegionProtocol.EntityEnvelope(id, new Tally.Add(1), 0)))
