@@ -56,7 +56,11 @@ public final class RemoteNodes {
      * these wait ten seconds (a killed peer is still seen at once: its connections close).
      */
     static RemoteSettings.Builder patient(RemoteSettings.Builder settings) {
-        return settings.acceptableHeartbeatPause(Duration.ofSeconds(10)).idleTimeout(Duration.ofSeconds(20)).maxQueueTime(Duration.ofSeconds(10));
+        // The child nodes report every message they process to the test's JVM (100,000 and more in a
+        // few seconds): on a loaded machine that association's default 2 MiB buffer overflowed and
+        // the test's bookkeeping lost reports that the sharding had not lost.
+        return settings.acceptableHeartbeatPause(Duration.ofSeconds(10)).idleTimeout(Duration.ofSeconds(20)).maxQueueTime(Duration.ofSeconds(10))
+            .outboundBufferSize(16 << 20);
     }
 
     static ClusterSettings.Builder clusterSettings(MemberDiscovery discovery) {
