@@ -18,7 +18,7 @@ import java.util.Locale;
 /**
  * The local speed guard: a one-pair ping-pong of this build's runtime beside the same ping-pong on
  * a reference build of the runtime (and on Pekko, for the record), in one JVM, in alternating
- * rounds of the same length (4 ms a side by default); the figure is the mean rate of this build's
+ * rounds of the same length (2 ms a side by default); the figure is the mean rate of this build's
  * fastest rounds over the mean rate of the reference's ({@link #fastestRatio}).
  *
  * <h2>Why a reference build, and why in one JVM</h2>
@@ -44,7 +44,7 @@ import java.util.Locale;
  * {@code PEKKO median=<x> pekko=<msgs/s> buildBytesPerMessage=<b>}.
  *
  * <h2>Arguments and properties</h2>
- * Arguments (optional): rounds (400), milliseconds per round and side (4), warm-up seconds (4).
+ * Arguments (optional): rounds (800), milliseconds per round and side (2), warm-up seconds (4).
  * {@code -Dtroupe.guard.reference=<jar>}: the reference build's {@code troupe-actor} jar (required).
  * {@code -Dtroupe.guard.build=<jar>}: measure that jar instead of the runtime on the class path (to run
  * the guard on an older build). {@code -Dtroupe.guard.pekko=false}: no Pekko rounds.
@@ -60,8 +60,8 @@ public final class LocalRatioGuard {
     }
 
     public static void main(String[] args) throws Exception {
-        final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 400;
-        final long roundNanos = (args.length > 1 ? Long.parseLong(args[1]) : 4) * 1_000_000L;
+        final int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 800;
+        final long roundNanos = (args.length > 1 ? Long.parseLong(args[1]) : 2) * 1_000_000L;
         final long warmupNanos = (args.length > 2 ? Long.parseLong(args[2]) : 4) * 1_000_000_000L;
         final String referenceJar = System.getProperty("troupe.guard.reference");
         if (referenceJar == null) {

@@ -40,8 +40,8 @@ class LocalRatioGuardTest {
     static final double FLOOR = 0.80;
     static final int ATTEMPTS = 3;
     /** Rounds per run and their length per side: short rounds, so that most rounds fall between two bursts of load. */
-    static final int ROUNDS = 400;
-    static final int ROUND_MILLIS = 4;
+    static final int ROUNDS = 800;
+    static final int ROUND_MILLIS = 2;
 
     private static final Pattern RATIO = Pattern.compile("^RATIO fastest=([0-9.]+) ");
     /** A round's row: index, this build's msgs/s, the reference's msgs/s, their ratio (then Pekko's columns in some rows). */
