@@ -158,8 +158,9 @@ public final class LocalRatioGuard {
             throw new IllegalArgumentException("no such jar or directory: " + actorJar);
         }
         final URL rigClasses = LocalRatioGuard.class.getProtectionDomain().getCodeSource().getLocation();
+        // Not closed: a terminated system's threads still load classes as they end (the allocation
+        // table's retire), and a closed loader would hand them this build's classes instead.
         final ChildFirst loader = new ChildFirst(new URL[] {actorJar.toUri().toURL(), rigClasses}, LocalRatioGuard.class.getClassLoader());
-        open.add(loader);
         final Class<?> rigClass = Class.forName(TroupePingPongRig.class.getName(), true, loader);
         final Class<? extends Enum> scenario = enumClass(loader);
         final Object rig = rigClass.getMethod("withDefaults", int.class, scenario).invoke(null, 1, Enum.valueOf(scenario, Scenario.PLAIN.name()));

@@ -8,8 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -20,16 +20,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The local speed guard in the build: {@link LocalRatioGuard} in a JVM of its own (Logback as the
  * SLF4J provider, as a Boot application has it; fixed heap), this build's one-pair ping-pong beside
- * the reference build's in {@code benchmarks/reference/}, in short alternating rounds; the build
- * fails when this build's fastest rounds are below {@value #FLOOR} of the reference's
- * ({@link LocalRatioGuard#fastestRatio}).
+ * the reference build's in {@code benchmarks/reference/}, in short alternating rounds; a run's figure
+ * is this build's fastest rounds over the reference's ({@link LocalRatioGuard#fastestRatio}), and the
+ * build fails when two runs of at most {@value #RUNS} (each in a new JVM) are below {@value #FLOOR}.
  *
  * <p>The floor and the spread behind it are in docs/benchmarks.md ("The local speed guard"): beside
- * a CPU hog and other builds, a good build measured 0.87 to 1.06 of the reference by this figure and
- * the logging commit that put the MDC on every turn 0.54 to 0.72. A run below the floor is followed
- * by another (at most {@value #ATTEMPTS} runs in all), and each further run decides on the rounds of
- * all runs so far, so a good build's run spoiled by load is made up by the next while a regression
- * gets no second chance to be lucky.
+ * a CPU hog and other builds, most good runs measure 0.93 to 1.07 of the reference and the logging
+ * commit that put the MDC on every turn 0.53 to 0.72, but one JVM in several compiles one side 20%
+ * off its usual speed (good runs down to 0.81, the regression up to 0.80), which is why one run is
+ * not a verdict.
  *
  * <p>{@code -Dtroupe.guard.build=<troupe-actor jar>} measures another build instead of this one (how
  * the guard was run on older commits).
@@ -38,63 +37,66 @@ class LocalRatioGuardTest {
 
     /** This build's rate over the reference's (their fastest rounds, all runs so far), below which the build fails. */
     static final double FLOOR = 0.80;
-    static final int ATTEMPTS = 3;
+    /** Runs at most, each in a JVM of its own; the verdict is theirs by majority. */
+    static final int RUNS = 3;
+    static final int MAJORITY = 2;
     /** Rounds per run and their length per side: short rounds, so that most rounds fall between two bursts of load. */
     static final int ROUNDS = 800;
     static final int ROUND_MILLIS = 2;
 
     private static final Pattern RATIO = Pattern.compile("^RATIO fastest=([0-9.]+) ");
     /** A round's row: index, this build's msgs/s, the reference's msgs/s, their ratio (then Pekko's columns in some rows). */
-    private static final Pattern ROUND = Pattern.compile("^\\s*\\d+\\s+(\\d+)\\s+(\\d+)\\s+[0-9.]+(\\s|$)");
+    private static final Pattern ROUND = Pattern.compile("^\\s*\\d+\\s+\\d+\\s+\\d+\\s+[0-9.]+(\\s|$)");
 
     @Test
     void thisBuildsOnePairPingPongKeepsUpWithTheReferenceBuild() throws Exception {
         final Path reference = referenceJar();
-        final StringBuilder report = new StringBuilder();
-        final List<double[]> pooled = new ArrayList<>();
-        double verdict = 0;
-        for (int attempt = 1; attempt <= ATTEMPTS && verdict < FLOOR; attempt++) {
-            final List<String> output = runGuard(reference);
+        final StringBuilder summary = new StringBuilder();
+        final StringBuilder rows = new StringBuilder();
+        final double[] figures = new double[RUNS];
+        int runs = 0;
+        int above = 0;
+        // The verdict is the median of three runs, each in a JVM of its own; the runs stop as soon as
+        // two agree. The JIT compiles each side's code anew in each JVM and now and then one side
+        // lands 20% off its usual speed for the whole run, so one JVM's figure is not a verdict:
+        // a good build or a regression needs two unlucky JVMs out of three to get the wrong one.
+        while (runs < RUNS && above < MAJORITY && runs - above < MAJORITY) {
+            final List<String> output = runGuard(reference, runs == 0);
             double figure = -1;
             int rounds = 0;
             for (String line : output) {
                 final Matcher m = RATIO.matcher(line);
                 if (m.find()) {
                     figure = Double.parseDouble(m.group(1));
+                    summary.append("run ").append(runs + 1).append(": ").append(line).append('\n');
                 }
-                final Matcher round = ROUND.matcher(line);
-                if (round.find()) {
-                    pooled.add(new double[] {Double.parseDouble(round.group(1)), Double.parseDouble(round.group(2))});
+                if (ROUND.matcher(line).find()) {
                     rounds++;
                 }
             }
             assertThat(figure).as("the guard printed its RATIO line:\n%s", String.join("\n", output)).isPositive();
             assertThat(rounds).as("the guard printed a row per round:\n%s", String.join("\n", output)).isEqualTo(ROUNDS);
-            // A rerun decides on the rounds of all runs so far, not on its own: a regression gets one
-            // chance to be lucky, not three, and a good build's run spoiled by load is made up by
-            // the fast rounds of the next.
-            verdict = pooledFigure(pooled);
-            report.append(String.format(Locale.ROOT, "run %d: %.3f, all %d rounds so far: %.3f%n", attempt, figure,
-                pooled.size(), verdict));
-            report.append(String.join("\n", output)).append('\n');
+            rows.append("run ").append(runs + 1).append(":\n").append(String.join("\n", output)).append('\n');
+            figures[runs++] = figure;
+            if (figure >= FLOOR) {
+                above++;
+            }
         }
-        System.out.println("Local speed guard against " + reference.getFileName() + " (floor " + FLOOR + "):\n" + report);
-        assertThat(verdict)
-            .as("this build's one-pair ping-pong over the reference build's (%s), fastest rounds of all runs (at most %d);"
-                + " below %.2f means the runtime got slower: profile it before anything else (docs/benchmarks.md)\n%s",
-                reference.getFileName(), ATTEMPTS, FLOOR, report)
-            .isGreaterThanOrEqualTo(FLOOR);
+        final double verdict = median(Arrays.copyOf(figures, runs));
+        System.out.println("Local speed guard against " + reference.getFileName() + " (floor " + FLOOR + "):\n" + summary + rows);
+        assertThat(above)
+            .as("this build's one-pair ping-pong over the reference build's (%s), fastest rounds: median of the runs %.3f;"
+                + " below %.2f in two runs of %d means the runtime got slower: profile it before anything else"
+                + " (docs/benchmarks.md; every round of every run is in the test's output)%n%s",
+                reference.getFileName(), verdict, FLOOR, runs, summary)
+            .isGreaterThanOrEqualTo(MAJORITY);
     }
 
-    /** @return {@link LocalRatioGuard#fastestRatio} over the rounds, each {this build's rate, the reference's} */
-    private static double pooledFigure(List<double[]> rounds) {
-        final double[] build = new double[rounds.size()];
-        final double[] reference = new double[rounds.size()];
-        for (int i = 0; i < build.length; i++) {
-            build[i] = rounds.get(i)[0];
-            reference[i] = rounds.get(i)[1];
-        }
-        return LocalRatioGuard.fastestRatio(build, reference);
+    /** @return the median of two or three values (of two, both are on the same side of the floor) */
+    private static double median(double[] values) {
+        final double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted.length == 2 ? (sorted[0] + sorted[1]) / 2 : sorted[sorted.length / 2];
     }
 
     /** @return the one jar in benchmarks/reference/ */
@@ -107,14 +109,15 @@ class LocalRatioGuardTest {
         }
     }
 
-    private static List<String> runGuard(Path reference) throws IOException, InterruptedException {
+    /** @param withPekko whether the run measures Pekko too (the first does, for the record; it takes a few seconds) */
+    private static List<String> runGuard(Path reference, boolean withPekko) throws IOException, InterruptedException {
         final String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         final Path logback = Path.of("target", "test-classes", "guard-logback.xml").toAbsolutePath();
         final List<String> cmd = new ArrayList<>(List.of(java, "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
             "-Xms1g", "-Xmx1g", "-XX:+UseG1GC",
             "-Dslf4j.provider=ch.qos.logback.classic.spi.LogbackServiceProvider",
             "-Dlogback.configurationFile=" + logback,
-            "-Dtroupe.guard.reference=" + reference));
+            "-Dtroupe.guard.reference=" + reference, "-Dtroupe.guard.pekko=" + withPekko));
         final String build = System.getProperty("troupe.guard.build");
         if (build != null && !build.isBlank()) {
             cmd.add("-Dtroupe.guard.build=" + build);
