@@ -25,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * build fails when two runs of at most {@value #RUNS} (each in a new JVM) are below {@value #FLOOR}.
  *
  * <p>The floor and the spread behind it are in docs/benchmarks.md ("The local speed guard"): beside
- * a CPU hog and other builds, most good runs measure 0.93 to 1.07 of the reference and the logging
- * commit that put the MDC on every turn 0.53 to 0.72, but one JVM in several compiles one side 20%
+ * a CPU hog and other builds, most good runs measure 0.92 to 1.03 of the reference and the logging
+ * commit that put the MDC on every turn 0.53 to 0.73, but one JVM in several compiles one side 20%
  * off its usual speed (good runs down to 0.81, the regression up to 0.80), which is why one run is
  * not a verdict.
  *
