@@ -29,6 +29,6 @@ for side in $(echo "$sequence" | fold -w1); do
     kill "$hog" 2>/dev/null
     wait "$hog" 2>/dev/null
     echo "$i $side exit=$rc $start load before [$before] after [$(cut -d' ' -f1-3 /proc/loadavg)]" \
-        "$(grep -E '^run [0-9]: RATIO' "$logs/$i-$side.log" | sort -u | cut -d' ' -f1-3 | tr '\n' ' ')"
+        "$(grep -E '^run [0-9]: RATIO' "$logs/$i-$side.log" | sort -u | cut -d' ' -f1-4 | tr '\n' ' ')"
 done
 echo "logs: $logs"
