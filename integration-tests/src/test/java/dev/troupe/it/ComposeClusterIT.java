@@ -47,11 +47,7 @@ import tools.jackson.databind.ObjectMapper;
  * <p>Every node must come up healthy, Prometheus must scrape all four, every node's
  * {@code /actuator/troupe/cluster} must show the same four members up, and requests to the api node
  * must reach SKUs hosted on every node, each command processed exactly once (counted in every node's
- * {@code /actuator/prometheus}). Then the inventory nodes are scaled to two (the stopped one leaves
- * gracefully, handing its SKUs over with their stock) and back to three (a new one joins and takes
- * shards), every view converging and every SKU keeping its stock each time; a node frozen with
- * {@code docker pause} is unreachable (not removed: DNS still lists it), the SKUs of the others
- * answer, and it is reachable again once unpaused. Last, a rolling restart of the three inventory
+ * {@code /actuator/prometheus}). Last, a rolling restart of two of the three inventory
  * nodes, one at a time, under the sample app's load generator: every reservation the generator was
  * told succeeded is in the SKUs' stock, exactly, and the stock is conserved. Every node writes the
  * SKUs' events to the compose file's PostgreSQL, so last, a node killed with SIGKILL under the load
@@ -232,42 +228,6 @@ class ComposeClusterIT {
         assertThat(sharding.path("unownedShards").asInt(-1)).isZero();
     }
 
-    @Test
-    @Order(5)
-    void aFrozenNodeIsUnreachableTheOthersSkusAnswerThenReachableAgain() {
-        // docker pause freezes the node's processes (its sockets stay open, nothing answers)
-        String address = JSON.readTree(workerGet(3, "/actuator/troupe/cluster")).path("self").path("address").asString("");
-        assertThat(address).startsWith("troupe://inventory@");
-        String container = workerContainer(3);
-        compose.docker(60, "pause", container);
-        try {
-            Deadline deadline = new Deadline(Duration.ofSeconds(60));
-            Set<String> apiView;
-            do {
-                apiView = members(JSON.readTree(get("/actuator/troupe/cluster").body()));
-            } while (!apiView.contains(address + " UP unreachable []") && deadline.sleep(Duration.ofSeconds(1)));
-            LOG.info("with {} paused the api node sees {}", container, apiView);
-            assertThat(apiView).as("unreachable, not removed: DNS still lists it").contains(address + " UP unreachable []").hasSize(4);
-            // The frozen node's shards stay with it (no second instance of its SKUs): the others' SKUs answer.
-            int answered = 0;
-            for (String sku : FAN_OUT.subList(0, 12)) {
-                HttpResponse<String> r = get("/api/skus/" + sku);
-                assertThat(r.statusCode()).as(r.body()).isIn(200, 503);
-                if (r.statusCode() == 200) {
-                    assertThat(r.body()).contains("\"available\":6").contains("\"reserved\":4");
-                    answered++;
-                }
-            }
-            assertThat(answered).as("SKUs of the three reachable nodes answered").isPositive();
-        } finally {
-            compose.docker(60, "unpause", container);
-        }
-        Map<String, Set<String>> healed = awaitConvergedViews(4, 3);
-        LOG.info("unpaused, views: {}", healed);
-        assertThat(healed.get("api")).contains(address + " UP reachable []");
-        FAN_OUT.forEach(ComposeClusterIT::assertSkuStock);
-    }
-
     /** @return the name of inventory container {@code index}, as the engine lists it */
     private static String workerContainer(int index) {
         Map<Integer, String> running = workers();
@@ -315,7 +275,10 @@ class ComposeClusterIT {
         assertThat(start.statusCode()).as(start.body()).isEqualTo(202);
 
         long t0 = System.nanoTime();
-        for (int index : List.of(1, 2, 3)) {
+        // Two of the three inventory nodes, one at a time: each restart is a graceful leave that hands
+        // the node's shards over and a new incarnation that joins and takes shards back; the third
+        // would only repeat it.
+        for (int index : List.of(1, 2)) {
             String container = workerContainer(index);
             long requestsBefore = loadRequests();
             // SIGTERM: Spring's shutdown leaves the cluster, handing the node's shards over, then the

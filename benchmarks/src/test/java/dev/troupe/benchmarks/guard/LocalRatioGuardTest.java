@@ -40,6 +40,12 @@ class LocalRatioGuardTest {
     /** Runs at most, each in a JVM of its own; the verdict is theirs by majority. */
     static final int RUNS = 3;
     static final int MAJORITY = 2;
+    /**
+     * A first run at or above this passes on its own: no run of the logging regression measured more
+     * than 0.80 under any load (docs/benchmarks.md), so a figure this far above the floor is no JIT
+     * accident of a slow build, and a second JVM would only cost the build its seconds.
+     */
+    static final double CLEAR = 0.90;
     /** Rounds per run and their length per side: short rounds, so that most rounds fall between two bursts of load. */
     static final int ROUNDS = 800;
     static final int ROUND_MILLIS = 2;
@@ -60,7 +66,8 @@ class LocalRatioGuardTest {
         // two agree. The JIT compiles each side's code anew in each JVM and now and then one side
         // lands 20% off its usual speed for the whole run, so one JVM's figure is not a verdict:
         // a good build or a regression needs two unlucky JVMs out of three to get the wrong one.
-        while (runs < RUNS && above < MAJORITY && runs - above < MAJORITY) {
+        boolean clear = false;
+        while (!clear && runs < RUNS && above < MAJORITY && runs - above < MAJORITY) {
             final List<String> output = runGuard(reference, runs == 0);
             double figure = -1;
             int rounds = 0;
@@ -81,6 +88,7 @@ class LocalRatioGuardTest {
             if (figure >= FLOOR) {
                 above++;
             }
+            clear = runs == 1 && figure >= CLEAR;
         }
         final double verdict = median(Arrays.copyOf(figures, runs));
         System.out.println("Local speed guard against " + reference.getFileName() + " (floor " + FLOOR + "):\n" + summary + rows);
@@ -89,7 +97,7 @@ class LocalRatioGuardTest {
                 + " below %.2f in two runs of %d means the runtime got slower: profile it before anything else"
                 + " (docs/benchmarks.md; every round of every run is in the test's output)%n%s",
                 reference.getFileName(), verdict, FLOOR, runs, summary)
-            .isGreaterThanOrEqualTo(MAJORITY);
+            .isGreaterThanOrEqualTo(clear ? 1 : MAJORITY);
     }
 
     /** @return the median of two or three values (of two, both are on the same side of the floor) */

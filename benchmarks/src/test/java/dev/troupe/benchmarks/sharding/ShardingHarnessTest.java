@@ -31,7 +31,7 @@ class ShardingHarnessTest {
     void pekkoOverArteryRoundsComplete() throws Exception {
         // The start mode's code is the same whatever the layout and runs on one node below; over
         // Artery it only adds seconds of Pekko starting entities.
-        assertAllPositive(ShardedMessaging.PekkoSide.runAll(new String[] {"tell", "ask"}, "three-remote", 50, 3, 8, 6_000));
+        assertAllPositive(ShardedMessaging.PekkoSide.runAll(new String[] {"tell", "ask"}, "three-remote", 50, 3, 8, 2_000));
     }
 
     @Test

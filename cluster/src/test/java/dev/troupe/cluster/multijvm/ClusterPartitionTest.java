@@ -3,6 +3,8 @@ package dev.troupe.cluster.multijvm;
 import dev.troupe.testsupport.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,42 +94,74 @@ class ClusterPartitionTest {
     }
 
     /**
-     * The same cut with keep-majority (stable-after 1.5 s): the isolated node downs itself, the two
-     * others down it, and healing the link does not bring it back.
+     * The same cut with each strategy that keeps one side (stable-after 1.5 s): the isolated node
+     * downs itself, the two others down it, and healing the link does not bring it back. With three
+     * nodes and one cut off, keep-majority and static-quorum (quorum 2) keep the two; keep-oldest keeps
+     * the side of the oldest, which is the two whichever node is oldest (the oldest alone downs
+     * itself: down-if-alone).
      */
-    @Test
-    void withKeepMajorityTheIsolatedNodeDownsItselfAndTheOtherTwoDownIt() {
-        assertThat(NetworkNamespaces.available()).as("network namespaces need root and iproute2 (ip netns)").isTrue();
-        net = NetworkNamespaces.create(3);
-        final String list = "static:" + net.address(1) + ":" + PORT + "," + net.address(2) + ":" + PORT + "," + net.address(3) + ":" + PORT;
-        final List<String> options = List.of("-Dtroupe.test.downing=KEEP_MAJORITY", "-Dtroupe.test.stable-after=1500");
-        final List<ChildJvmLaunch> launches = new ArrayList<>();
-        for (int i = 1; i <= 3; i++) {
-            launches.add(new ChildJvmLaunch("k" + i, net.address(i), ChildNode.launch("k" + i, net.exec(i), net.address(i), PORT, list, options)));
-        }
-        for (ChildJvmLaunch l : launches) {
-            nodes.add(ChildNode.ready(l.name, l.host, PORT, l.jvm));
-        }
-        final ChildNode a = nodes.get(0);
-        final ChildNode b = nodes.get(1);
-        final ChildNode c = nodes.get(2);
-        awaitViews("three nodes join", all("UP/r", "UP/r", "UP/r"), a, b, c);
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"KEEP_MAJORITY, 0", "STATIC_QUORUM, 2", "KEEP_OLDEST, 0"})
+    void theIsolatedNodeDownsItselfAndTheOtherTwoDownIt(String downing, int quorumSize) {
+        final ChildNode[] abc = startThree("k", downing, quorumSize);
+        final ChildNode a = abc[0];
+        final ChildNode b = abc[1];
+        final ChildNode c = abc[2];
+        final String strategy = downing.toLowerCase(java.util.Locale.ROOT).replace('_', '-');
 
         final long t0 = System.nanoTime();
         net.isolate(1);
         try {
             Await.until("a, alone, downs itself", CONVERGE, () -> a.view().self().equals("REMOVED"));
-            timings.put("keep-majority: the minority downed itself", (System.nanoTime() - t0) / 1_000_000);
+            timings.put(strategy + ": the isolated node downed itself", (System.nanoTime() - t0) / 1_000_000);
             final Map<String, String> two = new TreeMap<>();
             two.put(net.address(2) + ":" + PORT, "UP/r");
             two.put(net.address(3) + ":" + PORT, "UP/r");
             awaitViews("b and c down a", two, b, c);
-            timings.put("keep-majority: the majority downed the other", (System.nanoTime() - t0) / 1_000_000);
+            timings.put(strategy + ": the other two downed it", (System.nanoTime() - t0) / 1_000_000);
         } finally {
             net.reconnect(1);
         }
         awaitRoutees(2, b, c);
         assertThat(a.view().self()).isEqualTo("REMOVED");
+    }
+
+    /** down-all: once the cut has been stable for stable-after, every node on both sides downs itself. */
+    @Test
+    void withDownAllEveryNodeOnBothSidesDownsItself() {
+        final ChildNode[] abc = startThree("d", "DOWN_ALL", 0);
+        final long t0 = System.nanoTime();
+        net.isolate(1);
+        try {
+            for (ChildNode n : abc) {
+                Await.until(n.name + " downs itself", CONVERGE, () -> n.view().self().equals("REMOVED"));
+            }
+            timings.put("down-all: every node downed itself", (System.nanoTime() - t0) / 1_000_000);
+        } finally {
+            net.reconnect(1);
+        }
+        for (ChildNode n : abc) {
+            assertThat(n.view().self()).as(n.name).isEqualTo("REMOVED");
+        }
+    }
+
+    /** Three nodes in namespaces 1 to 3 with a strategy and stable-after 1.5 s, joined and all up. */
+    private ChildNode[] startThree(String prefix, String downing, int quorumSize) {
+        assertThat(NetworkNamespaces.available()).as("network namespaces need root and iproute2 (ip netns)").isTrue();
+        net = NetworkNamespaces.create(3);
+        final String list = "static:" + net.address(1) + ":" + PORT + "," + net.address(2) + ":" + PORT + "," + net.address(3) + ":" + PORT;
+        final List<String> options = List.of("-Dtroupe.test.downing=" + downing, "-Dtroupe.test.stable-after=1500",
+            "-Dtroupe.test.quorum-size=" + quorumSize);
+        final List<ChildJvmLaunch> launches = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            launches.add(new ChildJvmLaunch(prefix + i, net.address(i), ChildNode.launch(prefix + i, net.exec(i), net.address(i), PORT, list, options)));
+        }
+        for (ChildJvmLaunch l : launches) {
+            nodes.add(ChildNode.ready(l.name, l.host, PORT, l.jvm));
+        }
+        final ChildNode[] abc = {nodes.get(0), nodes.get(1), nodes.get(2)};
+        awaitViews("three nodes join", all("UP/r", "UP/r", "UP/r"), abc);
+        return abc;
     }
 
     private record ChildJvmLaunch(String name, String host, dev.troupe.cluster.testkit.ChildJvm jvm) {

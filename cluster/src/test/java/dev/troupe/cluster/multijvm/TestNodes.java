@@ -66,13 +66,15 @@ public final class TestNodes {
     /**
      * @param discovery where the candidates come from
      * @return the settings of a test node; a downing strategy and its stable-after from the system
-     *         properties {@code troupe.test.downing} and {@code troupe.test.stable-after} (milliseconds), if set
+     *         properties {@code troupe.test.downing}, {@code troupe.test.stable-after} (milliseconds) and
+     *         {@code troupe.test.quorum-size} (static-quorum), if set
      */
     public static ClusterSettings clusterSettings(MemberDiscovery discovery) {
         final String downing = System.getProperty("troupe.test.downing");
         return ClusterSettings.builder()
             .downing(downing == null ? dev.troupe.cluster.DowningStrategy.NONE : dev.troupe.cluster.DowningStrategy.valueOf(downing))
             .stableAfter(Duration.ofMillis(Long.getLong("troupe.test.stable-after", 20_000L)))
+            .quorumSize(Integer.getInteger("troupe.test.quorum-size", 0))
             .discovery(discovery)
             .discoveryInterval(DISCOVERY_INTERVAL)
             .joinTimeout(Duration.ofSeconds(3))
