@@ -35,8 +35,9 @@ final class PropertyFailures {
                 d.append("\n    Origin: ").append(configured.getOrigin());
             }
         } else {
-            d.append("No valid value for the property '").append(property).append("': it is not set in the environment, so its")
-                .append(" default (or a value set in code by an ActorSystemCustomizer or a settings bean) applies.");
+            // not set: the default (or a value set in code) was refused, or cannot be used on this machine
+            d.append("The property '").append(property).append("' is not set in the environment: its default (or a value")
+                .append(" set in code by an ActorSystemCustomizer or a settings bean) applies, and fails.");
         }
         d.append("\n    Reason: ").append(problem);
         if (setting != null) {
