@@ -60,6 +60,8 @@ class Mailbox {
     static final long TRIM_INTERVAL_NANOS = 1_000_000_000L;
 
     /** In a slot of an old ring: the element of this index is in the next ring. */
+    /** {@link #size}: reads of a consistent index pair before settling for an approximate one. */
+    static final int SIZE_TRIES = 4;
     private static final Object JUMP = new Object();
     /** In the link slot of a ring the consumer has left. */
     private static final Object BUFFER_CONSUMED = new Object();
@@ -326,19 +328,28 @@ class Mailbox {
         return lvProducerIndex() - c < 2;
     }
 
-    /** @return the approximate number of waiting messages */
+    /**
+     * @return the approximate number of waiting messages
+     */
     public final int size() {
+        // A consistent pair (the consumer's index unchanged around the read of the producer's) is
+        // tried SIZE_TRIES times only. A consumer draining a busy mailbox moves its index between any
+        // two reads from another core, so an unbounded retry spun its caller for as long as the drain
+        // lasted: the remote I/O thread's mailbox check (every 64th delivery) spent over a third of
+        // that thread's samples here at 1 KB one-way. After the last try the size is the producer's
+        // index against the consumer's read after it: at most the true size, never below zero.
         long after = lvConsumerIndex();
-        long size;
+        long p;
+        int tries = SIZE_TRIES;
         while (true) {
             final long before = after;
-            final long p = lvProducerIndex();
+            p = lvProducerIndex();
             after = lvConsumerIndex();
-            if (before == after) {
-                size = (p - after) >> 1;
+            if (before == after || --tries == 0) {
                 break;
             }
         }
+        final long size = (p - after) >> 1;
         return size < 0 ? 0 : (int) Math.min(size, 1L << maxShift);
     }
 

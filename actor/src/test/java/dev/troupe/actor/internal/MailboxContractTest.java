@@ -135,6 +135,59 @@ class MailboxContractTest {
         }
     }
 
+    /**
+     * {@link Mailbox#size} from a third thread while one producer fills and the consumer drains: never
+     * below zero nor above what had been offered when it returned, and exact once both stop.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("mailboxes")
+    void sizeFromAnotherThreadStaysWithinWhatWaitsAndIsExactWhenQuiet(String name, Supplier<Mailbox> factory) throws Exception {
+        final Mailbox mb = factory.get();
+        final int total = 300_000;
+        final java.util.concurrent.atomic.AtomicLong offered = new java.util.concurrent.atomic.AtomicLong();
+        final java.util.concurrent.atomic.AtomicLong taken = new java.util.concurrent.atomic.AtomicLong();
+        final Thread producer = new Thread(() -> {
+            final Object m = new Object();
+            for (int i = 0; i < total; i++) {
+                while (!mb.offer(m)) {
+                    Thread.onSpinWait();
+                }
+                offered.lazySet(i + 1);
+            }
+        });
+        final Thread consumer = new Thread(() -> {
+            long n = 0;
+            final long deadline = System.nanoTime() + 60_000_000_000L;
+            while (n < total && System.nanoTime() < deadline) {
+                if (mb.poll() != null) {
+                    taken.lazySet(++n);
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+        });
+        producer.start();
+        consumer.start();
+        long reads = 0;
+        final long deadline = System.nanoTime() + 60_000_000_000L;
+        while (taken.get() < total && System.nanoTime() < deadline) {
+            final int size = mb.size();
+            // read after the size: it counts every offer the size saw but the one in progress
+            final long ceiling = offered.get() + 1;
+            assertThat((long) size).isBetween(0L, ceiling);
+            reads++;
+        }
+        producer.join(10_000);
+        consumer.join(10_000);
+        assertThat(taken.get()).isEqualTo(total);
+        assertThat(reads).isPositive();
+        assertThat(mb.size()).isZero();
+        for (int i = 0; i < 5; i++) {
+            mb.offer(new Object());
+        }
+        assertThat(mb.size()).isEqualTo(5);
+    }
+
     @ParameterizedTest(name = "capacity {0}")
     @ValueSource(ints = {1, 3, 16, 100})
     void boundedMailboxHoldsExactlyItsCapacity(int capacity) {
