@@ -1,7 +1,8 @@
 package dev.troupe.remote.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.AbstractByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -14,7 +15,7 @@ class BatchBuffersTest {
     private static final int SIZE = 64 * 1024;
 
     /** Counts the direct buffers it hands out. */
-    private static final class CountingAllocator extends UnpooledByteBufAllocator {
+    private static final class CountingAllocator extends AbstractByteBufAllocator {
         int direct;
 
         CountingAllocator() {
@@ -22,9 +23,19 @@ class BatchBuffersTest {
         }
 
         @Override
+        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+            return Unpooled.buffer(initialCapacity, maxCapacity);
+        }
+
+        @Override
         protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
             direct++;
-            return super.newDirectBuffer(initialCapacity, maxCapacity);
+            return Unpooled.directBuffer(initialCapacity, maxCapacity);
+        }
+
+        @Override
+        public boolean isDirectBufferPooled() {
+            return false;
         }
     }
 
