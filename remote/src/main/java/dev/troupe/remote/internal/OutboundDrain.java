@@ -85,8 +85,8 @@ final class OutboundDrain {
 
     // ---- loop
     private ByteBuf batch;
-    /** The reusable batch buffer, see {@link #newBatch}. */
-    private ByteBuf spare;
+    /** The reusable batch buffers, see {@link #newBatch}. */
+    private final BatchBuffers spares = new BatchBuffers(BATCH_BUFFER);
     /** Batches begun since the last tick: none over a whole tick gives the spare back ({@link #trim}). */
     private int batchesSinceTick;
     private Channel out;
@@ -232,7 +232,7 @@ final class OutboundDrain {
         ring.small.trim();
         ring.large.trim();
         if (batchesSinceTick == 0) {
-            // nothing sent for a whole tick: the spare batch buffer (64 KiB of pooled direct memory)
+            // nothing sent for a whole tick: the spare batch buffers (64 KiB of pooled direct memory each)
             // goes back to the pool, as the lanes' memory does, so an idle association holds none
             dropSpare();
         }
@@ -426,24 +426,15 @@ final class OutboundDrain {
     }
 
     /**
-     * A buffer for the next batch. The drain keeps one batch buffer of its own: it goes out with a
-     * batch, retained, and once the channel has written and released it (its reference count back
-     * to the drain's own) the next batch reuses it. So a drain takes no pooled buffer (and no
-     * leak-detector sample) from the allocator; only while the socket holds the spare back (it did
-     * not take the whole batch), or for a frame larger than it, is a pooled buffer taken instead.
+     * A buffer for the next batch. The drain keeps a few batch buffers of its own ({@link
+     * BatchBuffers}): each goes out with a batch, retained, and once the channel has written and
+     * released it the next batch reuses it. So a drain takes no pooled buffer (and no leak-detector
+     * sample) from the allocator; only while the socket holds all of them back, or for a frame
+     * larger than one, is a pooled buffer taken instead.
      */
     private ByteBuf newBatch(int frame) {
         batchesSinceTick++;
-        final ByteBuf s = spare;
-        if (s != null && s.refCnt() == 1 && s.capacity() >= frame) {
-            s.clear();
-            return s.retain();
-        }
-        final ByteBuf b = out.alloc().directBuffer(Math.max(BATCH_BUFFER, frame));
-        if (s == null && b.capacity() == BATCH_BUFFER) {
-            spare = b.retain();
-        }
-        return b;
+        return spares.take(out.alloc(), frame);
     }
 
     /** A USER record that will not be sent: a dead letter naming its recipient and class (failure path, allocates). */
@@ -521,13 +512,9 @@ final class OutboundDrain {
         dropSpare();
     }
 
-    /** Gives the spare batch buffer back (the channel may still hold it for a write: it releases its own reference). */
+    /** Gives the spare batch buffers back (the channel may still hold one for a write: it releases its own reference). */
     private void dropSpare() {
-        final ByteBuf s = spare;
-        spare = null;
-        if (s != null) {
-            s.release();
-        }
+        spares.release();
     }
 
     /** @return whether the lanes and the notices are empty and the last batch handed to the channel */
