@@ -50,6 +50,8 @@ public enum FrameRejection {
     PATH_TOO_LONG("path-too-long"),
     /** A system-message sequence number or acknowledgement that the protocol cannot produce. */
     INVALID_SEQUENCE("invalid-sequence"),
+    /** A window grant for more bytes of large frames than were sent and not yet granted back. */
+    INVALID_GRANT("invalid-grant"),
     /** The node already kept state for its maximum number of remote nodes. */
     ASSOCIATION_LIMIT("association-limit"),
     /** The peer tried to hold more watches on this node's actors than allowed. */

@@ -304,6 +304,27 @@ final class Frames {
         out.writeLong(seq);
     }
 
+    /** GRANT: {@code bytes} of large USER frames (header and body) were delivered and may be sent again. */
+    static void writeGrant(ByteBuf out, int bytes) {
+        out.writeInt(5);
+        out.writeByte(Protocol.GRANT);
+        out.writeInt(bytes);
+    }
+
+    /**
+     * Parses the body of GRANT: exactly one int32 of 1 or more (whether it exceeds what is
+     * outstanding is the window's check, {@code invalid-grant}).
+     */
+    static int parseGrant(ByteBuf in) {
+        need(in, 4, "GRANT");
+        final int bytes = in.readInt();
+        noTrailing(in, "GRANT");
+        if (bytes <= 0) {
+            throw new FrameRejectedException(FrameRejection.MALFORMED_FRAME, "GRANT of " + bytes + " bytes");
+        }
+        return bytes;
+    }
+
     static void writeHeartbeat(ByteBuf out, long nanos) {
         out.writeInt(9);
         out.writeByte(Protocol.HEARTBEAT);

@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The accepting side of one connection once the handshake completed ({@link InboundHandshake}
  * put it in its place): receives ADVERTISE, USER, SYSTEM, HEARTBEAT and CLOSE from one
- * authenticated incarnation of a peer and answers with SYSTEM_ACK and HEARTBEAT_REPLY.
+ * authenticated incarnation of a peer and answers with SYSTEM_ACK, HEARTBEAT_REPLY and GRANT (the
+ * bytes of large USER frames delivered in a read, given back to the sender's {@link LargeFrameWindow}).
  *
  * <p>The path of a frame, straight: {@link FrameDecoder} hands it in place to
  * {@link ConnectionHandler#deliver}, which calls {@link #onFrame}; each type goes to the one room
@@ -56,6 +57,8 @@ final class InboundConnection extends ConnectionHandler {
 
     /** Replies gathered beyond this many bytes in one read are written at once. */
     private static final int REPLY_BATCH = 8 * 1024;
+    /** A grant this large goes into the replies at once (an int32 on the wire; the sender's window is far smaller). */
+    private static final int GRANT_FLUSH = 1 << 30;
     /** A delivery in this many checks its recipient's mailbox against the watermark (a few volatile reads). */
     private static final int MAILBOX_CHECK_EVERY = 64;
     private static final long MAILBOX_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -98,6 +101,8 @@ final class InboundConnection extends ConnectionHandler {
     private final ExpandableDirectByteBuffer copy = new ExpandableDirectByteBuffer(256);
 
     private ByteBuf replies;
+    /** Bytes of large USER frames delivered in this read, granted back at its end. */
+    private int toGrant;
     private long ackToSend = -1;
     private boolean pausedForWrite;
     private boolean pausedForMailbox;
@@ -203,9 +208,18 @@ final class InboundConnection extends ConnectionHandler {
     void onFrame(ChannelHandlerContext ctx, byte type, ByteBuf frame) {
         BYTES.setOpaque(this, (long) BYTES.getOpaque(this) + frame.readableBytes() + 1 + Protocol.LENGTH_FIELD);
         switch (type) {
-            case Protocol.USER:
+            case Protocol.USER: {
+                final int body = frame.readableBytes();
                 onUser(frame);
+                if (body > Protocol.WINDOWED_BODY) {
+                    // a large frame delivered: its bytes go back to the sender's window, once per read
+                    toGrant += Protocol.HEADER + body;
+                    if (toGrant >= GRANT_FLUSH) {
+                        flushGrant(ctx);
+                    }
+                }
                 return;
+            }
             case Protocol.HEARTBEAT:
                 onHeartbeat(ctx, Frames.parseLong(frame, "HEARTBEAT"));
                 return;
@@ -453,10 +467,18 @@ final class InboundConnection extends ConnectionHandler {
                 Frames.writeSystemAck(replies(ctx), ackToSend);
                 ackToSend = -1;
             }
+            if (toGrant > 0) {
+                flushGrant(ctx);
+            }
             if (replies != null) {
                 writeReplies(ctx);
             }
         }
+    }
+
+    private void flushGrant(ChannelHandlerContext ctx) {
+        Frames.writeGrant(replies(ctx), toGrant);
+        toGrant = 0;
     }
 
     private void writeReplies(ChannelHandlerContext ctx) {

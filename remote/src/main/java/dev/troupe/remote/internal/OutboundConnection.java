@@ -6,7 +6,8 @@ import io.netty.channel.ChannelHandlerContext;
 /**
  * The connecting side of an association's connection once the handshake completed: user and
  * system traffic flows out (written by the association's {@link OutboundDrain} and
- * {@link SystemMessages}); this handler only receives SYSTEM_ACK (to the system messages),
+ * {@link SystemMessages}); this handler only receives GRANT (to the drain's
+ * {@link LargeFrameWindow}), SYSTEM_ACK (to the system messages),
  * HEARTBEAT_REPLY (to the {@link PeerConnection}'s failure detector) and CLOSE (to the
  * {@link PeerIncarnation}) from the authenticated incarnation, and passes writability changes on
  * so the drainer resumes. Event-loop confined.
@@ -42,6 +43,11 @@ final class OutboundConnection extends ConnectionHandler {
             case Protocol.HEARTBEAT_REPLY:
                 Frames.parseLong(frame, "HEARTBEAT_REPLY");
                 association.connection.heartbeatReply(ctx.channel());
+                return;
+            case Protocol.GRANT:
+                if (association.drain.window.granted(ctx.channel(), Frames.parseGrant(frame))) { // throws invalid-grant
+                    association.drain.wake();
+                }
                 return;
             case Protocol.SYSTEM_ACK:
                 association.system.onAck(Frames.parseLong(frame, "SYSTEM_ACK")); // throws invalid-sequence

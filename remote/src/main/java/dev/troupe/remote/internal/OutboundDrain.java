@@ -30,9 +30,11 @@ import java.nio.charset.StandardCharsets;
  * Small frames go to the connection while it holds less than {@value #SMALL_CAP} bytes not yet
  * written to the socket (the bound the connection's buffer had before the lanes); large frames
  * only while it is writable, which its water marks set at {@value #LARGE_LOW} / {@value #LARGE_HIGH}
- * bytes. So a small message waits behind at most about {@value #LARGE_HIGH} bytes of large frames
- * in the connection (plus what the sockets hold), never behind every large frame queued; the large
- * frames follow as fast as the socket takes them. The small lane is empty whenever a large record
+ * bytes, and while the peer's window has room for them ({@link LargeFrameWindow}: what the
+ * sockets hold counts too). So a small message waits behind at most about
+ * {@value LargeFrameWindow#WINDOW} bytes of large frames, never behind every large frame queued
+ * nor behind the megabytes the kernel's buffers would take; the large frames follow as fast as
+ * the peer delivers them. The small lane is empty whenever a large record
  * goes: an ADVERTISE, always in the small lane, is thus written before any large record that uses
  * its id.
  *
@@ -77,6 +79,8 @@ final class OutboundDrain {
     /** The producer side; set once by the association's constructor, before the association is published. */
     private OutboundRing ring;
     private final Runnable drainTask = this::drain;
+    /** What the peer lets be in flight of large frames (loop); the outbound connection applies its grants. */
+    final LargeFrameWindow window = new LargeFrameWindow();
     /** {@link #wake}, deferred to the end of an actor's turn; one instance, compared by identity. */
     final Runnable wakeTask = this::wake;
 
@@ -195,6 +199,9 @@ final class OutboundDrain {
                 break;
             }
             final LaneSegment s = large.segment();
+            if (!window.admits(s.length(i))) {
+                break; // resumed by the peer's GRANT (the record's length bounds its frame's)
+            }
             r.order.taken(recipientOf(s, i));
             take(large, s, i);
             large.consume();
@@ -378,6 +385,9 @@ final class OutboundDrain {
         }
         appendAdverts(s, start + length, adverts);
         appendFrame(Protocol.USER, s, start + OutboundRing.RECORD_BODY, length - OutboundRing.RECORD_BODY);
+        if (length - OutboundRing.RECORD_BODY > Protocol.WINDOWED_BODY) {
+            window.sent(Protocol.HEADER + length - OutboundRing.RECORD_BODY);
+        }
         MESSAGES_SENT.setOpaque(this, (long) MESSAGES_SENT.getOpaque(this) + 1);
         drainedBatch++;
         return 0;
@@ -485,6 +495,7 @@ final class OutboundDrain {
      * the peer expects, see {@link SystemMessages#connected}), and what waits in the lanes follows.
      */
     void connected(Channel ch, long expectedSystemSeq, boolean newIncarnation) {
+        window.reset(ch);
         readvertise(ch);
         association.system.connected(ch, expectedSystemSeq, newIncarnation);
         ch.flush();

@@ -55,8 +55,20 @@ final class Protocol {
     static final byte AUTH_REPLY = 0x0B;
     /** A message could not be delivered: the receiving node tells the sending node (version 3). */
     static final byte FAILURE = 0x0C;
+    /**
+     * The receiver of large USER frames grants the sender window space back once it delivered them
+     * (body {@code int32 bytes}, 1 or more, at most what is outstanding).
+     */
+    static final byte GRANT = 0x0D;
     /** Highest known type; anything above, or 0, is unknown. */
-    static final byte MAX_TYPE = FAILURE;
+    static final byte MAX_TYPE = GRANT;
+
+    /**
+     * USER frames whose body is longer than this are large: they count against the receiver's window
+     * (header and body), and the receiver grants them back with GRANT once delivered. A record of the
+     * sender's small lane never has such a body, so small frames are never held by the window.
+     */
+    static final int WINDOWED_BODY = 4096;
 
     /** Authentication modes carried in HELLO and HELLO_REPLY. */
     static final int AUTH_INSECURE = 0;
@@ -163,6 +175,7 @@ final class Protocol {
             case CLOSE: return "CLOSE";
             case AUTH_REPLY: return "AUTH_REPLY";
             case FAILURE: return "FAILURE";
+            case GRANT: return "GRANT";
             default: return "0x" + Integer.toHexString(type & 0xFF);
         }
     }
