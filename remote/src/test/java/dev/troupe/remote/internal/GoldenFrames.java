@@ -89,6 +89,7 @@ final class GoldenFrames {
         m.put("system-watch.bin", bytes(b -> Frames.writeSystem(b, 1, Protocol.SYS_WATCH,
             "troupe://beta@127.0.0.1:25521/user/echo", "troupe://alpha@127.0.0.1:25520/user/watcher", false)));
         m.put("system-ack.bin", bytes(b -> Frames.writeSystemAck(b, 1)));
+        m.put("grant.bin", bytes(b -> Frames.writeGrant(b, 262_149)));
         m.put("heartbeat.bin", bytes(b -> Frames.writeHeartbeat(b, 123_456_789L)));
         m.put("heartbeat-reply.bin", bytes(b -> Frames.writeHeartbeatReply(b, 123_456_789L)));
         m.put("close.bin", bytes(b -> Frames.writeClose(b, Protocol.CLOSE_SHUTDOWN)));

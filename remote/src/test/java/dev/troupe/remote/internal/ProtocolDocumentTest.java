@@ -75,6 +75,7 @@ class ProtocolDocumentTest {
             Map.entry("header entries", (long) Protocol.MAX_HEADER_ENTRIES),
             Map.entry("failure text bytes", (long) Protocol.MAX_FAILURE_TEXT),
             Map.entry("failure notices per second", (long) InboundConnection.FAILURE_NOTICES_PER_SECOND),
+            Map.entry("windowed body bytes", (long) Protocol.WINDOWED_BODY),
             Map.entry("largest system seq", Protocol.MAX_SYSTEM_SEQ));
         assertThat(SPEC.constants.keySet()).containsExactlyInAnyOrderElementsOf(code.keySet());
         for (Map.Entry<String, String> c : SPEC.constants.entrySet()) {
