@@ -163,6 +163,9 @@ class FrameCodecTest {
         f = next(ch, Protocol.SYSTEM_ACK);
         assertThat(Frames.parseLong(f, "SYSTEM_ACK")).isEqualTo(1);
         f.release();
+        f = next(ch, Protocol.GRANT);
+        assertThat(Frames.parseGrant(f)).isEqualTo(262_149);
+        f.release();
         f = next(ch, Protocol.HEARTBEAT);
         assertThat(Frames.parseLong(f, "HEARTBEAT")).isEqualTo(123_456_789L);
         f.release();
