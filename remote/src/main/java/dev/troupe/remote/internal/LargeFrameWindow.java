@@ -32,10 +32,11 @@ import java.lang.invoke.VarHandle;
 final class LargeFrameWindow {
 
     /**
-     * Bytes of large frames in flight at most. 1 MiB: four maximum-size frames of the default 256 KiB;
-     * on loopback under load it kept the large-frame throughput of the unbounded sockets (see
-     * docs/remote-benchmarks.md, "Size lanes with a window"), while a small frame waits behind at most
-     * this much instead of the several megabytes the kernel buffers took.
+     * Bytes of large frames in flight at most. 1 MiB: four maximum-size frames of the default 256 KiB,
+     * so the quiet loopback rate (638 MB/s) needs a grant round trip under 1.6 ms (512 KiB would halve
+     * that margin), while a small frame waits behind at most this much instead of the several
+     * megabytes the kernel's buffers took. Measured only on a loaded machine so far (see
+     * docs/remote-benchmarks.md, "Size lanes with a window").
      */
     static final int WINDOW = 1024 * 1024;
 
