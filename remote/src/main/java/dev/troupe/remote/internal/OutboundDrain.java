@@ -70,6 +70,7 @@ final class OutboundDrain {
     private static final VarHandle MESSAGES_SENT;
     private static final VarHandle BYTES_SENT;
     private static final VarHandle TOKEN;
+    private static final VarHandle DIRECT_WRITES;
 
     static {
         try {
@@ -78,6 +79,7 @@ final class OutboundDrain {
             MESSAGES_SENT = l.findVarHandle(OutboundDrain.class, "messagesSent", long.class);
             BYTES_SENT = l.findVarHandle(OutboundDrain.class, "bytesSent", long.class);
             TOKEN = l.findVarHandle(OutboundDrain.class, "token", int.class);
+            DIRECT_WRITES = l.findVarHandle(OutboundDrain.class, "directWrites", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -153,6 +155,9 @@ final class OutboundDrain {
     private volatile long messagesSent;
     @SuppressWarnings("unused")
     private volatile long bytesSent;
+    /** Batches telling threads wrote to the socket themselves (under the token: one writer at a time). */
+    @SuppressWarnings("unused")
+    private volatile long directWrites;
 
     OutboundDrain(Association association) {
         this.association = association;
@@ -167,6 +172,10 @@ final class OutboundDrain {
 
     long messagesSent() {
         return (long) MESSAGES_SENT.getOpaque(this);
+    }
+
+    long directWrites() {
+        return (long) DIRECT_WRITES.getOpaque(this);
     }
 
     long bytesSent() {
@@ -283,6 +292,7 @@ final class OutboundDrain {
             handoff = o; // the loop writes it (or drops it with the closing channel)
             return;
         }
+        DIRECT_WRITES.setOpaque(this, (long) DIRECT_WRITES.getOpaque(this) + 1);
         final int n;
         try {
             n = fd.writeAddress(o.memoryAddress(), pos, limit);
