@@ -51,7 +51,7 @@ import java.nio.charset.StandardCharsets;
  * ({@link #writeDirect}). That saves the hand-off to the event loop (the task queue and the
  * eventfd write that wakes it), which was a fifth of the telling thread's samples at one client.
  *
- * <p>The token is one int: {@code IDLE} (free: the connection is idle and nothing of the loop
+ * <p>The token ({@link WriteToken}) is one int: {@code IDLE} (free: the connection is idle and nothing of the loop
  * is queued in it), {@code LOOP}, {@code PRODUCER}, {@code WANTED} (a producer holds it and the
  * loop wants it back). Whoever holds it is the lanes' consumer and the only writer to the socket;
  * the compare-and-sets order one holder's reads and writes before the next one's. The loop holds
@@ -69,7 +69,6 @@ final class OutboundDrain {
     private static final VarHandle DRAIN_SCHEDULED;
     private static final VarHandle MESSAGES_SENT;
     private static final VarHandle BYTES_SENT;
-    private static final VarHandle TOKEN;
     private static final VarHandle DIRECT_WRITES;
 
     static {
@@ -78,7 +77,6 @@ final class OutboundDrain {
             DRAIN_SCHEDULED = l.findVarHandle(OutboundDrain.class, "drainScheduled", int.class);
             MESSAGES_SENT = l.findVarHandle(OutboundDrain.class, "messagesSent", long.class);
             BYTES_SENT = l.findVarHandle(OutboundDrain.class, "bytesSent", long.class);
-            TOKEN = l.findVarHandle(OutboundDrain.class, "token", int.class);
             DIRECT_WRITES = l.findVarHandle(OutboundDrain.class, "directWrites", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -101,11 +99,6 @@ final class OutboundDrain {
     static final int LARGE_LOW = 128 * 1024;
     static final int LARGE_HIGH = 256 * 1024;
 
-    /** The write token's states (see the class comment, "Direct writes"). */
-    static final int IDLE = 0;
-    static final int LOOP = 1;
-    static final int PRODUCER = 2;
-    static final int WANTED = 3;
     /** A direct drain stops while the batch has less room than the frames of one small record can take. */
     private static final int DIRECT_ROOM = 2 * OutboundRing.SMALL_RECORD;
 
@@ -121,8 +114,8 @@ final class OutboundDrain {
 
     @SuppressWarnings("unused")
     private volatile int drainScheduled;
-    @SuppressWarnings("unused")
-    private volatile int token = LOOP;
+    /** Who reads the lanes and writes to the socket now, the loop or one telling thread. */
+    final WriteToken token = new WriteToken();
     /**
      * The connection producers write to directly, or null: published by the loop, holding the
      * token, just before it gives the token up ({@link #releaseIfQuiet}); read by a producer after
@@ -208,8 +201,7 @@ final class OutboundDrain {
      */
     private void wakeFromTurn() {
         // The compare-and-set is a full fence: the turn's commits are ordered before it, as in wake.
-        if ((int) DRAIN_SCHEDULED.getVolatile(this) == 0 && (int) TOKEN.getVolatile(this) == IDLE
-            && TOKEN.compareAndSet(this, IDLE, PRODUCER)) {
+        if ((int) DRAIN_SCHEDULED.getVolatile(this) == 0 && token.tryTake()) {
             writeDirect();
             return;
         }
@@ -312,11 +304,7 @@ final class OutboundDrain {
 
     /** Gives the token back; to the loop, with {@link #resume} scheduled, if it wanted it or a remainder waits. */
     private void releaseProducer() {
-        if (handoff == null && TOKEN.compareAndSet(this, PRODUCER, IDLE)) {
-            return;
-        }
-        TOKEN.setVolatile(this, LOOP); // only the holder leaves PRODUCER or WANTED
-        if (!association.execute(resumeTask)) {
+        if (token.giveBack(handoff != null) && !association.execute(resumeTask)) {
             final ByteBuf h = handoff; // the loop is gone (shutdown): so is the connection
             handoff = null;
             if (h != null) {
@@ -332,19 +320,7 @@ final class OutboundDrain {
      *         producer hands it back and schedules {@link #resume})
      */
     boolean loopOwns() {
-        while (true) {
-            final int t = (int) TOKEN.getVolatile(this);
-            if (t == LOOP) {
-                return true;
-            }
-            if (t == WANTED) {
-                return false;
-            }
-            // IDLE -> LOOP, or PRODUCER -> WANTED; a failed CAS means the other side moved: look again
-            if (TOKEN.compareAndSet(this, t, t == IDLE ? LOOP : WANTED)) {
-                return t == IDLE;
-            }
-        }
+        return token.loopOwns();
     }
 
     /**
@@ -355,7 +331,7 @@ final class OutboundDrain {
     void releaseIfQuiet(Channel ch) {
         final Channel next = directNext;
         if (next == null || next != ch || batch != null || handoff != null || !next.isActive()
-            || guard == null || !guard.isQuiet() || (int) TOKEN.getVolatile(this) != LOOP) {
+            || guard == null || !guard.isQuiet() || !token.isLoop()) {
             return;
         }
         final ChannelOutboundBuffer b = next.unsafe().outboundBuffer();
@@ -363,12 +339,18 @@ final class OutboundDrain {
             return;
         }
         direct = next;
-        TOKEN.setVolatile(this, IDLE);
+        token.giveUp();
     }
 
     /** The token came back from a producer (loop): its remainder first, then what the guard held, then a drain. */
     private void resume() {
         final ByteBuf h = handoff;
+        if (h == null && !loopOwns()) {
+            // handed over when the loop asked, but it gave the token up again before this ran (the
+            // guard's flush found the connection quiet) and a producer has it now: it hands it back
+            return;
+        }
+        // with a remainder the loop holds the token: releaseIfQuiet never gives it up while one waits
         handoff = null;
         final DirectWriteGuard g = guard;
         final Channel ch = directNext;
