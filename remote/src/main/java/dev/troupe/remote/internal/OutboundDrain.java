@@ -458,6 +458,9 @@ final class OutboundDrain {
         }
         if (ring.size() > 0) {
             drain();
+            if (directAllowed && !loopOwns()) {
+                return; // the drain's flush gave the token up and a producer took it: the lanes are its now
+            }
         }
         trim();
         if (directAllowed) {
