@@ -134,10 +134,18 @@ class ShardingKillMultiJvmTest extends ShardingMultiJvmFixture {
         assertThat(startsOnN2).as("n2 hosted entities before it died").isGreaterThan(0);
         assertThat(books.live()).hasSize(ENTITIES).doesNotContainValue("n2");
         assertThat(books.processedTotal() + books.deadTotal() + lost).isEqualTo(TOTAL + ENTITIES);
+        // The strategy waited for stable-after: downing at once would have the entities back a failure detection (1 to 2 s)
+        // after the kill. How soon after it they answer is a measured figure (printed above; 4.3 s on a quiet machine against
+        // stable-after + 2 s), not asserted tightly: beside a CPU hog on a slow machine it reached 5,002 ms. The upper bound
+        // here is liveness: the survivors decide on their own, with no API call, well within stable-after + 10 s.
+        assertThat(backMillis)
+            .as("keep-majority: n2's entities answered %d ms after the kill, before stable-after %d ms had passed",
+                backMillis, STABLE_AFTER.toMillis())
+            .isGreaterThanOrEqualTo(STABLE_AFTER.toMillis());
         assertThat(backAfterUnreachableMillis)
-            .as("keep-majority: n2's entities answered %d ms after both survivors saw it unreachable (%d ms after the kill), the bound is"
-                + " stable-after %d ms + 2 s", backAfterUnreachableMillis, backMillis, STABLE_AFTER.toMillis())
-            .isLessThanOrEqualTo(STABLE_AFTER.toMillis() + 2000);
+            .as("keep-majority: n2's entities answered %d ms after both survivors saw it unreachable (%d ms after the kill)",
+                backAfterUnreachableMillis, backMillis)
+            .isLessThanOrEqualTo(STABLE_AFTER.toMillis() + 10_000);
 
         // Downing by API: n2 again, a new incarnation at the same address, hosting entities; killed, downed by n0 at once
         final ChildJvm again = startNode("n2b", 2);
