@@ -59,9 +59,9 @@ class Mailbox {
      */
     static final long TRIM_INTERVAL_NANOS = 1_000_000_000L;
 
-    /** In a slot of an old ring: the element of this index is in the next ring. */
     /** {@link #size}: reads of a consistent index pair before settling for an approximate one. */
     static final int SIZE_TRIES = 4;
+    /** In a slot of an old ring: the element of this index is in the next ring. */
     private static final Object JUMP = new Object();
     /** In the link slot of a ring the consumer has left. */
     private static final Object BUFFER_CONSUMED = new Object();
@@ -328,9 +328,7 @@ class Mailbox {
         return lvProducerIndex() - c < 2;
     }
 
-    /**
-     * @return the approximate number of waiting messages
-     */
+    /** @return the approximate number of waiting messages */
     public final int size() {
         // A consistent pair (the consumer's index unchanged around the read of the producer's) is
         // tried SIZE_TRIES times only. A consumer draining a busy mailbox moves its index between any

@@ -233,7 +233,7 @@ final class OutboundDrain {
         ring.large.trim();
         if (batchesSinceTick == 0) {
             // nothing sent for a whole tick: the spare batch buffers (64 KiB of pooled direct memory each)
-            // goes back to the pool, as the lanes' memory does, so an idle association holds none
+            // go back to the pool, as the lanes' memory does, so an idle association holds none
             dropSpare();
         }
         batchesSinceTick = 0;
