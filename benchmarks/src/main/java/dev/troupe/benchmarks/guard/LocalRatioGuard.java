@@ -48,6 +48,8 @@ import java.util.Locale;
  * {@code -Dtroupe.guard.reference=<jar>}: the reference build's {@code troupe-actor} jar (required).
  * {@code -Dtroupe.guard.build=<jar>}: measure that jar instead of the runtime on the class path (to run
  * the guard on an older build). {@code -Dtroupe.guard.pekko=false}: no Pekko rounds.
+ * {@code -Dtroupe.guard.pairs=<n>}: that many pairs on every side instead of one (to compare two
+ * builds at a pair count the guard does not check; the build's guard always runs one pair).
  */
 public final class LocalRatioGuard {
 
@@ -69,14 +71,15 @@ public final class LocalRatioGuard {
         }
         final String buildJar = System.getProperty("troupe.guard.build");
         final boolean withPekko = Boolean.parseBoolean(System.getProperty("troupe.guard.pekko", "true"));
+        final int pairs = Integer.parseInt(System.getProperty("troupe.guard.pairs", "1"));
 
         final List<AutoCloseable> open = new ArrayList<>();
         try {
             // This build's runtime is loaded the same way as the reference's (a class loader of its
             // own, the rig's classes in it too), so that the two sides differ in nothing but the code.
-            final Runnable build = rigIn(buildJar == null ? runtimeOnClassPath() : Path.of(buildJar), open);
-            final Runnable reference = rigIn(Path.of(referenceJar), open);
-            final PingPongRig pekkoRig = withPekko ? new PekkoPingPongRig(1, Scenario.PLAIN, PekkoSystems.DEFAULT) : null;
+            final Runnable build = rigIn(buildJar == null ? runtimeOnClassPath() : Path.of(buildJar), pairs, open);
+            final Runnable reference = rigIn(Path.of(referenceJar), pairs, open);
+            final PingPongRig pekkoRig = withPekko ? new PekkoPingPongRig(pairs, Scenario.PLAIN, PekkoSystems.DEFAULT) : null;
             if (pekkoRig != null) {
                 open.add(pekkoRig);
             }
@@ -149,11 +152,11 @@ public final class LocalRatioGuard {
     }
 
     /**
-     * The one-pair rig of another build: that build's jar and this module's rig classes in a class
+     * The ping-pong rig of another build: that build's jar and this module's rig classes in a class
      * loader that looks at them first for everything of the project's own.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static Runnable rigIn(Path actorJar, List<AutoCloseable> open) throws Exception {
+    private static Runnable rigIn(Path actorJar, int pairs, List<AutoCloseable> open) throws Exception {
         if (!actorJar.toFile().exists()) {
             throw new IllegalArgumentException("no such jar or directory: " + actorJar);
         }
@@ -163,7 +166,7 @@ public final class LocalRatioGuard {
         final ChildFirst loader = new ChildFirst(new URL[] {actorJar.toUri().toURL(), rigClasses}, LocalRatioGuard.class.getClassLoader());
         final Class<?> rigClass = Class.forName(TroupePingPongRig.class.getName(), true, loader);
         final Class<? extends Enum> scenario = enumClass(loader);
-        final Object rig = rigClass.getMethod("withDefaults", int.class, scenario).invoke(null, 1, Enum.valueOf(scenario, Scenario.PLAIN.name()));
+        final Object rig = rigClass.getMethod("withDefaults", int.class, scenario).invoke(null, pairs, Enum.valueOf(scenario, Scenario.PLAIN.name()));
         open.add((AutoCloseable) rig);
         // Runnable is the JDK's, so the other loader's rig can be called without reflection per batch.
         return (Runnable) Class.forName(BatchRunner.class.getName(), true, loader).getConstructor(Object.class).newInstance(rig);
