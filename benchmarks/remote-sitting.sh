@@ -33,6 +33,10 @@ fi
 mkdir -p "$OUT"
 START=$(date +%s)
 echo "remote sitting: $(date -u +%Y-%m-%dT%H:%M:%SZ), nproc $(nproc), $("$JAVA" -version 2>&1 | head -1), rounds $ROUNDS, quick ${QUICK:-0}"
+# How an idle CPU sleeps decides what a hand-off to a sleeping thread costs, and so the 1-client rows
+# (docs/remote-benchmarks.md, "The 1-client spread"): in a guest whose halt polling is off, every
+# idle vCPU halts at once and each wake-up is a trip through the hypervisor.
+echo "cpuidle: $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo unknown) / $(cat /sys/devices/system/cpu/cpuidle/current_governor 2>/dev/null || cat /sys/devices/system/cpu/cpuidle/current_governor_ro 2>/dev/null || echo unknown), guest_halt_poll_ns $(cat /sys/module/haltpoll/parameters/guest_halt_poll_ns 2>/dev/null || echo n/a)"
 echo "load average at start: $(cat /proc/loadavg)"
 echo "output: $OUT"
 

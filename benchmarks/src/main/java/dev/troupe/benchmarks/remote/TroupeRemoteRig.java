@@ -174,6 +174,7 @@ final class TroupeRemoteRig implements Rig {
             .bindPort(0)
             .secret("remote-ping-pong-benchmark-secret")
             .nativeTransport(Boolean.parseBoolean(System.getProperty("troupe.bench.nativeTransport", "true")))
+            .ioIdleSpin(java.time.Duration.ofNanos(Long.getLong("troupe.bench.ioIdleSpinNanos", 0L)))
             .serializers(serializers())
             .build();
     }
