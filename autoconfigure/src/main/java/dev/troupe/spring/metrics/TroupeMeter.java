@@ -47,7 +47,7 @@ public enum TroupeMeter {
     DISPATCHER_ALLOCATED("troupe.dispatcher.allocated", Type.COUNTER, "bytes", "system, dispatcher",
         "Bytes allocated on the heap by the dispatcher's threads (ThreadMXBean): the garbage the actors make"),
     ALLOCATION_PER_MESSAGE("troupe.allocation.per.message", Type.GAUGE, "bytes", "system, dispatcher",
-        "Bytes allocated by the dispatcher's threads per message processed, between two reads"),
+        "Bytes allocated by the dispatcher's threads per message processed, over the messages since the previous reading once there are at least 1,000 of them (until then the previous reading; NaN before the first)"),
     ALLOCATION_BYTES("troupe.allocation.bytes", Type.COUNTER, "bytes", "system, behavior, message",
         "Bytes allocated in sampled turns (one in 256 per actor) by behavior and message type (class simple names, at most 256 pairs, the rest 'other'); behavior=remote-io is the transport's I/O threads, every byte"),
     ALLOCATION_MESSAGES("troupe.allocation.messages", Type.COUNTER, null, "system, behavior, message",

@@ -84,7 +84,8 @@ class TroupeMetricsAllocationTests {
         metrics.refresh();
         registry.scrape();
         final double first = allocationPerMessage(registry);
-        assertThat(first).isGreaterThanOrEqualTo(0);
+        // Bound by the refresh just now: no messages since, so no reading yet (a reading needs 1,000).
+        assertThat(first).satisfiesAnyOf(v -> assertThat(v).isNaN(), v -> assertThat(v).isGreaterThanOrEqualTo(0));
         final double allocatedBefore = registry.get("troupe.dispatcher.allocated").tag("dispatcher", "default").functionCounter().count();
         for (int round = 0; round < 10; round++) {
             sent = run(target, message, received, sent, 100_000);
@@ -97,6 +98,31 @@ class TroupeMetricsAllocationTests {
         assertThat(allocated / 1_000_000.0).as("bytes per message over the whole run").isLessThan(0.5);
         assertThat(registry.get("troupe.actor.messages.processed").tag("actor", "target").functionCounter().count())
             .isEqualTo(sent);
+    }
+
+    @Test
+    void allocationPerMessageReadsOnlyOverEnoughMessages() throws Exception {
+        final AtomicLong received = new AtomicLong();
+        final byte[][] kept = new byte[1][];
+        final ActorRef<Long> target = system.spawn(Behaviors.receiveMessage(m -> {
+            kept[0] = new byte[1024]; // a known allocation per message, kept so it cannot be optimized away
+            received.lazySet(received.get() + 1);
+            return Behaviors.same();
+        }), "allocating");
+        long sent = run(target, 1L, received, 0, 1); // the dispatcher's first turn: its series are bound after it
+        metrics.bindTo(registry);
+        metrics.refresh();
+        // A handful of messages is no reading: the threads' start-up and idle bytes over a few turns
+        // would be thousands of bytes per message.
+        sent = run(target, 1L, received, sent, 10);
+        assertThat(allocationPerMessage(registry)).as("no reading over 10 messages").isNaN();
+        sent = run(target, 1L, received, sent, 20_000);
+        final double reading = allocationPerMessage(registry);
+        // 1,040 bytes a message (the array with its header) plus the turns' own few: within 10 %.
+        assertThat(reading).as("bytes per message over 20,000").isBetween(1040.0, 1144.0);
+        sent = run(target, 1L, received, sent, 10);
+        assertThat(allocationPerMessage(registry)).as("10 more messages keep the reading").isEqualTo(reading);
+        assertThat(sent).isEqualTo(20_021);
     }
 
     private static double allocationPerMessage(MeterRegistry registry) {
