@@ -48,7 +48,7 @@ import java.lang.invoke.VarHandle;
  * runtime can reach the queue through a ref. Stand-alone instances ({@link #unbounded},
  * {@link #bounded}) are for tests of the queue itself.
  */
-class Mailbox {
+class Mailbox extends MailboxPad {
 
     /** The largest ring. */
     static final int MAX_CAPACITY = 1 << 30;
