@@ -382,10 +382,6 @@ public final class TroupeMetrics implements MeterBinder, AutoCloseable {
     }
 
     /**
-     * Bytes allocated by the dispatcher's threads per message processed between two reads;
-     * keeps the last value while no messages are processed.
-     */
-    /**
      * Bytes per message between the previous reading and this one, taken only once at least
      * {@link #MIN_MESSAGES} messages were processed in between: a dispatcher that ran a handful of
      * set-up turns has its threads' start-up and idle allocation in the bytes and next to nothing in
