@@ -16,6 +16,8 @@ module dev.troupe.remote {
     // epoll where Netty's native library loads, NIO otherwise; on the module path the library's own
     // module (io.netty.transport.epoll.linux.x86_64) joins with --add-modules
     requires io.netty.transport.classes.epoll;
+    // a telling thread writes to the epoll socket itself (OutboundDrain, "Direct writes")
+    requires io.netty.transport.unix.common;
     requires transitive org.agrona;
     // optional, as the dependency is: an application that uses JacksonSerializer requires tools.jackson.databind itself
     requires static tools.jackson.databind;

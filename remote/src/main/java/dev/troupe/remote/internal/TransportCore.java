@@ -90,6 +90,8 @@ public final class TransportCore {
     /** The event loops' threads, for their allocation. */
     private final IoThreads ioThreads;
     private final boolean epoll;
+    /** Run before an epoll channel's descriptor is closed: see {@link CloseHooks}. */
+    final CloseHooks closeHooks = new CloseHooks();
     private final Class<? extends SocketChannel> clientChannel;
     private final Channel serverChannel;
     /** Stays closed: a connection accepted just before the shutdown and added after its close() is closed at once. */
@@ -115,8 +117,10 @@ public final class TransportCore {
         this.failures = new FailureReports(settings.serializers());
         this.epoll = settings.nativeTransport() && Epoll.isAvailable();
         final long spin = settings.ioIdleSpin().toNanos();
+        // epoll: the loops' handlers are wrapped so that a channel's close first waits for a
+        // telling thread writing to it (CloseHooks, OutboundDrain "Direct writes")
         final IoHandlerFactory io = epoll
-            ? (spin > 0 ? EpollIoHandler.newFactory(0, IdleSpinStrategy.factory(spin)) : EpollIoHandler.newFactory())
+            ? closeHooks.wrap(spin > 0 ? EpollIoHandler.newFactory(0, IdleSpinStrategy.factory(spin)) : EpollIoHandler.newFactory())
             : NioIoHandler.newFactory();
         this.ioThreads = new IoThreads("troupe-" + system.name() + "-remote");
         this.metrics = new TransportMetrics(rejections, associations, inboundSlots, failures, ioThreads, memory);
