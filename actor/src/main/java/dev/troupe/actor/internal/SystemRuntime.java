@@ -372,6 +372,12 @@ public final class SystemRuntime implements ActorSystemSpi {
     }
 
     @Override
+    public boolean hasWorkAfterTurn() {
+        final Thread t = Thread.currentThread();
+        return t instanceof DispatcherThread && ((DispatcherThread) t).hasWorkWaiting();
+    }
+
+    @Override
     public void beginTellBatch() {
         TellBatch.begin();
     }

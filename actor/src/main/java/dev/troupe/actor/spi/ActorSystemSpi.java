@@ -91,6 +91,17 @@ public interface ActorSystemSpi {
     boolean runAtEndOfTurn(Runnable task);
 
     /**
+     * Whether the calling thread is a dispatcher thread (of any system) that has more actors to
+     * run once its current turn ends: one it runs next, or one queued on its dispatcher. A task
+     * deferred with {@link #runAtEndOfTurn} asks it to tell a thread about to go idle (which may
+     * as well do a transport's write itself) from a busy one (which hands the write to the I/O
+     * thread and goes on with its actors). A plain read of two fields; false on any other thread.
+     *
+     * @return true if more work waits for the calling dispatcher thread
+     */
+    boolean hasWorkAfterTurn();
+
+    /**
      * Starts a burst of tells from the calling thread, which must not be a dispatcher thread (a
      * transport's I/O thread delivering the frames of one read): actors the burst schedules are
      * handed to their dispatchers at {@link #endTellBatch()}, so an actor that gets many messages
