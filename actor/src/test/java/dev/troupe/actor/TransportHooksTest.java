@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The two SPI hooks a transport uses to batch hand-offs: a task deferred to the end of an actor's
  * turn runs once, after the turn's messages; and actors scheduled during a tell batch from a
- * thread outside the runtime run when the batch ends, all of the batch's messages in one turn.
+ * thread outside the runtime run when the batch ends, all of the batch's messages in one turn;
+ * and a deferred task can tell a thread with more actors to run from one about to go idle.
  */
 class TransportHooksTest {
 
@@ -109,5 +110,44 @@ class TransportHooksTest {
             Thread.onSpinWait();
         }
         assertThat(counter.turns).as("outside a batch a tell schedules at once").containsExactly(1, 20, -1, 1);
+    }
+
+    @Test
+    void aDeferredTaskSeesWhetherItsThreadHasMoreActorsToRun() throws Exception {
+        final ActorSystemSpi spi = ActorSystemSpi.of(testKit.system());
+        final CompletableFuture<Boolean> lone = new CompletableFuture<>();
+        final CompletableFuture<Boolean> beforeHandOn = new CompletableFuture<>();
+        final CompletableFuture<Boolean> lastOfChain = new CompletableFuture<>();
+        final CompletableFuture<String> done = new CompletableFuture<>();
+        final CompletableFuture<String> warm = new CompletableFuture<>();
+        final ActorRef<String> next = testKit.spawn(Behaviors.receiveMessage(m -> {
+            if (m.equals("warm")) {
+                warm.complete(m);
+                return Behaviors.same();
+            }
+            spi.runAtEndOfTurn(() -> lastOfChain.complete(spi.hasWorkAfterTurn()));
+            done.complete(m);
+            return Behaviors.same();
+        }));
+        final ActorRef<String> first = testKit.spawn(Behaviors.receiveMessage(m -> {
+            if (m.equals("warm")) {
+                next.tell(m);
+            } else if (m.equals("alone")) {
+                spi.runAtEndOfTurn(() -> lone.complete(spi.hasWorkAfterTurn()));
+            } else {
+                next.tell(m); // the told actor is this thread's next: more work after the turn
+                spi.runAtEndOfTurn(() -> beforeHandOn.complete(spi.hasWorkAfterTurn()));
+            }
+            return Behaviors.same();
+        }));
+        first.tell("warm"); // both started and idle before the turns looked at
+        assertThat(warm.get(5, TimeUnit.SECONDS)).isEqualTo("warm");
+        first.tell("alone");
+        assertThat(lone.get(5, TimeUnit.SECONDS)).as("a lone turn: nothing after it").isFalse();
+        first.tell("on");
+        assertThat(beforeHandOn.get(5, TimeUnit.SECONDS)).as("the actor it told runs next on this thread").isTrue();
+        assertThat(done.get(5, TimeUnit.SECONDS)).isEqualTo("on");
+        assertThat(lastOfChain.get(5, TimeUnit.SECONDS)).as("the end of the chain").isFalse();
+        assertThat(spi.hasWorkAfterTurn()).as("not a dispatcher thread").isFalse();
     }
 }
