@@ -268,6 +268,10 @@ class MultiNodeTest {
         }
 
         RemoteTestKit.await("alpha and beta reconnect", Duration.ofSeconds(20), () -> peer.state() == AssociationState.ACTIVE);
+        // beta's own detector saw the same gap once it ran again: wait until it, too, has declared
+        // alpha lost and reachable again (before that its refs to alpha are dead letters, rightly)
+        beta.command("await-recovered");
+        beta.expectLine("RECOVERED", Duration.ofSeconds(35));
         assertThat(peer.peerUid()).isEqualTo(uid); // the same incarnation, not a restart
         final long alphaUnknownBefore = alpha.system().deadLetters().count(DeadLetterReason.UNKNOWN_RECIPIENT);
 

@@ -87,6 +87,25 @@ public final class NodeMain {
                 }
                 System.out.println((held > 0 ? "WATCHED " : "NOT-WATCHED ") + held);
                 System.out.flush();
+            } else if (line.equals("await-recovered")) {
+                // after a pause of this process: its own failure detector, running again, may declare
+                // the other node lost when it sees the gap (or not, if a heartbeat was read first),
+                // and reachable again later; the refs it holds to that node are dead letters in
+                // between. Waits until every peer is active with a heartbeat seen just now (phi
+                // under 1: no loss can follow while they keep coming), or 30 s.
+                final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+                boolean recovered = false;
+                while (!recovered && System.nanoTime() - deadline < 0) {
+                    recovered = !transport.metrics().peers().isEmpty();
+                    for (PeerMetrics p : transport.metrics().peers()) {
+                        recovered &= p.state() == AssociationState.ACTIVE && p.phi() < 1.0;
+                    }
+                    if (!recovered) {
+                        Thread.sleep(10); // polling a condition, bounded by the deadline
+                    }
+                }
+                System.out.println(recovered ? "RECOVERED" : "NOT-RECOVERED");
+                System.out.flush();
             } else if (line.startsWith("await-count ")) {
                 final long want = Long.parseLong(line.substring(12).trim());
                 final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
