@@ -20,11 +20,11 @@ OUT="${OUT:-benchmarks/target/remote-sitting/$(date -u +%Y%m%dT%H%M%SZ)}"
 JVM=(--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED -Xms1g -Xmx1g -cp "$JAR")
 
 if [[ "${QUICK:-0}" == 1 ]]; then
-  ROUND_TRIPS=2000; LAT_SECONDS=1; ONE_WAY_MESSAGES=20000; IDLE_SECONDS=3
+  ROUND_TRIPS=2000; LAT_SECONDS=1; ONE_WAY_MESSAGES=20000; IDLE_SECONDS=3; WARMUP_SECONDS=1
   JMH_OPTS=(-f 1 -wi 1 -i 1 -w 1s -r 1s -p clients=1)
   STEP_LIMIT=240
 else
-  ROUND_TRIPS=50000; LAT_SECONDS=5; ONE_WAY_MESSAGES=${ONE_WAY_MESSAGES:-3000000}; IDLE_SECONDS=30
+  ROUND_TRIPS=50000; LAT_SECONDS=5; ONE_WAY_MESSAGES=${ONE_WAY_MESSAGES:-3000000}; IDLE_SECONDS=30; WARMUP_SECONDS=5
   JMH_OPTS=(-f 1 -wi 3 -i 3 -w 1s -r 1s)
   STEP_LIMIT=600
 fi
@@ -59,11 +59,12 @@ for ((r = 1; r <= ROUNDS; r++)); do
     lat=none
     [[ "$rig" != pekko ]] && lat=10000,1000
     run "r$r-pingpong-refs-$rig" dev.troupe.benchmarks.remote.RemotePingPong --rigs "$rig" \
-      --clients 1,4,16,1,1 --round-trips "$ROUND_TRIPS" --shape refs --latency-rate "$lat" --latency-seconds "$LAT_SECONDS"
+      --clients 1,4,16,1,1 --round-trips "$ROUND_TRIPS" --shape refs --latency-rate "$lat" --latency-seconds "$LAT_SECONDS" \
+      --warmup-seconds "$WARMUP_SECONDS"
     # The one-connection goal (10x Pekko, spread within 1.5x) holds in both shapes: the long shape
     # (plain Longs, no ref in a message) at 1 client, three times.
     run "r$r-pingpong-long-$rig" dev.troupe.benchmarks.remote.RemotePingPong --rigs "$rig" \
-      --clients 1,1,1 --round-trips "$ROUND_TRIPS" --shape long --latency-rate none
+      --clients 1,1,1 --round-trips "$ROUND_TRIPS" --shape long --latency-rate none --warmup-seconds "$WARMUP_SECONDS"
     run "r$r-oneway-$rig" dev.troupe.benchmarks.remote.RemoteMaxThroughput --rigs "$rig" \
       --payloads 100,1000 --senders 1,4 --messages "$ONE_WAY_MESSAGES" --runs 1
   done

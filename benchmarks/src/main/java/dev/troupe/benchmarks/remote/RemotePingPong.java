@@ -19,7 +19,7 @@ import java.util.Locale;
  * java --add-opens=java.base/jdk.internal.misc=ALL-UNNAMED -Xms1g -Xmx1g \
  *   -cp benchmarks/target/benchmarks.jar dev.troupe.benchmarks.remote.RemotePingPong \
  *   [--rigs troupe,pekko,netty] [--clients 1,5,10,15,20,25,30] [--round-trips 100000]
- *   [--window 64] [--shape refs|long] [--latency-rate 10000,1000|none] [--latency-seconds 5] [--profile true]
+ *   [--window 64] [--shape refs|long] [--latency-rate 10000,1000|none] [--latency-seconds 5] [--profile true] [--warmup-seconds 5]
  * </pre>
  *
  * {@code --shape refs} (the default) sends {@code Ping(seq, replyTo)} and answers {@code Pong(seq)};
@@ -45,6 +45,7 @@ public final class RemotePingPong {
         Shape shape = Shape.REFS;
         int latencySeconds = 5;
         boolean profile = false;
+        int warmupSeconds = 5;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--rigs" -> rigs = Arrays.asList(args[i + 1].split(","));
@@ -56,23 +57,29 @@ public final class RemotePingPong {
                 case "--shape" -> shape = Shape.of(args[i + 1]);
                 case "--latency-seconds" -> latencySeconds = Integer.parseInt(args[i + 1]);
                 case "--profile" -> profile = Boolean.parseBoolean(args[i + 1]);
+                case "--warmup-seconds" -> warmupSeconds = Integer.parseInt(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
         final int maxClients = Arrays.stream(clients).max().orElse(1);
         System.out.printf(Locale.ROOT, "JVM: %s %s, processors: %d, max heap: %d MiB%n", System.getProperty("java.vm.name"),
             System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20);
-        System.out.printf(Locale.ROOT, "Messages: %s; round trips per client: %d, window per client: %d; load average at start: %s%n%n",
-            shape.label(), roundTrips, window, loadAverage());
+        System.out.printf(Locale.ROOT, "Messages: %s; round trips per client: %d, window per client: %d; warm-up: %d s; load average at start: %s%n%n",
+            shape.label(), roundTrips, window, warmupSeconds, loadAverage());
         final List<String> summary = new ArrayList<>();
         for (String r : rigs) {
             try (Rig rig = create(r, maxClients, shape)) {
                 System.out.println("== " + rig.name());
-                // warm-up, discarded: JIT (C2 compiles for a while on 2 cores), connections, compression tables, pools
-                for (int w = 0; w < 3; w++) {
+                // warm-up, discarded: JIT (C2 compiles for a while on 2 cores), connections, compression
+                // tables, pools. By time, at least warmupSeconds, alternating one client and the most
+                // clients: a fixed count of runs took Troupe's fast runs 0.3 s, after which its 4-client
+                // rate still rose from 1.5M to 2.5M msgs/s over the next 1.5 s of runs (C2 still
+                // compiling), while Pekko's slower runs had warmed up for ten times as long.
+                final long warmupEnd = System.nanoTime() + warmupSeconds * 1_000_000_000L;
+                do {
                     rig.run(1, Math.max(20_000, roundTrips), window);
-                }
-                rig.run(maxClients, Math.max(5_000, roundTrips / 4), window);
+                    rig.run(maxClients, Math.max(5_000, roundTrips / 4), window);
+                } while (System.nanoTime() - warmupEnd < 0);
                 rig.run(1, Math.max(20_000, roundTrips), window);
                 System.out.println("Num clients, Total [msg], Msgs/sec, Total [ms], Start Threads, End Threads");
                 final StringBuilder rates = new StringBuilder(rig.name()).append(':');
