@@ -1,5 +1,6 @@
 package dev.troupe.remote.internal;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
@@ -67,7 +68,7 @@ final class DirectWriteGuard extends ChannelOutboundHandlerAdapter {
      * The token is back with the loop: the remainder of a partial direct write (or null) goes
      * first, then what was held, in order, and one flush.
      */
-    void replay(io.netty.buffer.ByteBuf first) {
+    void replay(ByteBuf first) {
         final ChannelHandlerContext c = ctx;
         if (first != null) {
             c.write(first, c.voidPromise());

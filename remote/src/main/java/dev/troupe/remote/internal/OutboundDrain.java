@@ -239,11 +239,7 @@ final class OutboundDrain implements CloseHooks.Hook {
         }
         final OutboundLane small = r.small;
         small.noteBacklog();
-        out = ch;
-        drainedBatch = 0;
-        readMode = SEND;
-        readNow = System.nanoTime();
-        readUid = a.incarnation.uid();
+        beginSend(ch);
         boolean more = false;
         try {
             int i;
@@ -268,9 +264,7 @@ final class OutboundDrain implements CloseHooks.Hook {
         } finally {
             out = null;
         }
-        if (drainedBatch > 0) {
-            a.touched(readNow);
-        }
+        endSend();
         return more || r.large.size() > 0;
     }
 
@@ -415,11 +409,7 @@ final class OutboundDrain implements CloseHooks.Hook {
         final OutboundLane large = r.large;
         small.noteBacklog();
         large.noteBacklog();
-        out = ch;
-        drainedBatch = 0;
-        readMode = SEND;
-        readNow = System.nanoTime();
-        readUid = a.incarnation.uid();
+        beginSend(ch);
         sendNotices();
         boolean more = false;
         while (true) {
@@ -453,14 +443,28 @@ final class OutboundDrain implements CloseHooks.Hook {
         }
         flushBatch(ch);
         out = null;
-        if (drainedBatch > 0) {
-            a.touched(readNow);
-        }
+        endSend();
         if (directAllowed) {
             releaseIfQuiet(ch);
         }
         if (more) {
             wake(); // more left: yield to other I/O and come back
+        }
+    }
+
+    /** The state a drain reads records with, for the loop's drain and a producer's alike (under the token). */
+    private void beginSend(Channel ch) {
+        out = ch;
+        drainedBatch = 0;
+        readMode = SEND;
+        readNow = System.nanoTime();
+        readUid = association.incarnation.uid();
+    }
+
+    /** A drain that sent something moves the association's idle clock. */
+    private void endSend() {
+        if (drainedBatch > 0) {
+            association.touched(readNow);
         }
     }
 

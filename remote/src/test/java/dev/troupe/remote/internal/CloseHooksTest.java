@@ -103,6 +103,13 @@ class CloseHooksTest {
         }
     }
 
+    /** @return a holding hook registered for the channel's descriptor */
+    private HoldingHook hooked(Channel ch) {
+        final HoldingHook hook = new HoldingHook(ch);
+        hooks.register(hook.fd, hook);
+        return hook;
+    }
+
     private void assertHeldThenClosed(Channel ch, HoldingHook hook) throws Exception {
         assertTrue(hook.entered.await(10, TimeUnit.SECONDS), "the hook ran");
         assertTrue(hook.openInHook.get(), "the descriptor was open while the hook ran");
@@ -119,8 +126,7 @@ class CloseHooksTest {
     @Test
     void theCloseOfThePipelineWaitsForTheHook() throws Exception {
         final Channel ch = connect();
-        final HoldingHook hook = new HoldingHook(ch);
-        hooks.register(hook.fd, hook);
+        final HoldingHook hook = hooked(ch);
         ch.close();
         assertHeldThenClosed(ch, hook);
     }
@@ -128,8 +134,7 @@ class CloseHooksTest {
     @Test
     void theChannelsOwnCloseBypassingThePipelineWaitsForTheHook() throws Exception {
         final Channel ch = connect();
-        final HoldingHook hook = new HoldingHook(ch);
-        hooks.register(hook.fd, hook);
+        final HoldingHook hook = hooked(ch);
         ch.eventLoop().execute(() -> ch.unsafe().close(ch.voidPromise()));
         assertHeldThenClosed(ch, hook);
     }
@@ -137,8 +142,7 @@ class CloseHooksTest {
     @Test
     void aResetByThePeerWaitsForTheHook() throws Exception {
         final Channel ch = connect();
-        final HoldingHook hook = new HoldingHook(ch);
-        hooks.register(hook.fd, hook);
+        final HoldingHook hook = hooked(ch);
         final Channel peer = accepted.poll(10, TimeUnit.SECONDS);
         assertNotNull(peer);
         peer.config().setOption(ChannelOption.SO_LINGER, 0); // close with a reset: the client's read fails
@@ -149,8 +153,7 @@ class CloseHooksTest {
     @Test
     void theShutdownOfTheLoopsWaitsForTheHook() throws Exception {
         final Channel ch = connect();
-        final HoldingHook hook = new HoldingHook(ch);
-        hooks.register(hook.fd, hook);
+        final HoldingHook hook = hooked(ch);
         group.shutdownGracefully(0, 10, TimeUnit.SECONDS);
         assertHeldThenClosed(ch, hook);
     }
