@@ -127,6 +127,8 @@ final class OutboundDrain implements CloseHooks.Hook {
     private DirectWriteGuard guard;
     /** The rest of a partial direct write: set by the producer holding the token, taken by {@link #resume}. */
     private ByteBuf handoff;
+    /** The transport is closing this association ({@link #release}): the loop keeps the token from now on (loop). */
+    private boolean released;
 
     // ---- loop
     private ByteBuf batch;
@@ -327,7 +329,7 @@ final class OutboundDrain implements CloseHooks.Hook {
      */
     void releaseIfQuiet(Channel ch) {
         final Channel next = directNext;
-        if (next == null || next != ch || batch != null || handoff != null || !next.isActive()
+        if (released || next == null || next != ch || batch != null || handoff != null || !next.isActive()
             || guard == null || !guard.isQuiet() || !token.isLoop()) {
             return;
         }
@@ -348,6 +350,18 @@ final class OutboundDrain implements CloseHooks.Hook {
      */
     @Override
     public void beforeClose() {
+        awaitToken(false); // the channel is closing: what the producer left goes with it (resume releases it)
+    }
+
+    /**
+     * Takes the token back (loop): no producer takes the current connection any more, and one in
+     * its section now finishes first. Bounded as {@link #beforeClose} says.
+     *
+     * @param takeBack whether what the producer left (a partial write's remainder, what the guard
+     *        held meanwhile) is written now if the connection is still open, else released; the
+     *        {@link #resume} it scheduled then finds nothing of it
+     */
+    private void awaitToken(boolean takeBack) {
         direct = null;
         int spins = 0;
         while (!token.loopOwns()) {
@@ -357,6 +371,9 @@ final class OutboundDrain implements CloseHooks.Hook {
             } else {
                 Thread.yield();
             }
+        }
+        if (takeBack) {
+            takeBack();
         }
     }
 
@@ -369,6 +386,13 @@ final class OutboundDrain implements CloseHooks.Hook {
             return;
         }
         // with a remainder the loop holds the token: releaseIfQuiet never gives it up while one waits
+        takeBack();
+        drain();
+    }
+
+    /** The loop holds the token a producer gave back: its remainder first, then what the guard held (loop). */
+    private void takeBack() {
+        final ByteBuf h = handoff;
         handoff = null;
         final DirectWriteGuard g = guard;
         final Channel ch = directNext;
@@ -377,7 +401,6 @@ final class OutboundDrain implements CloseHooks.Hook {
         } else if (h != null) {
             h.release();
         }
-        drain();
     }
 
     /** @return a drain task is scheduled and has not started yet */
@@ -441,10 +464,14 @@ final class OutboundDrain implements CloseHooks.Hook {
             take(large, s, i);
             large.consume();
         }
-        flushBatch(ch);
+        // the drain's state is done with before the flush: the guard's flush may give the token up
+        // (releaseIfQuiet), and a producer that takes it at once reads the lanes with these fields
         out = null;
         endSend();
-        if (directAllowed) {
+        flushBatch(ch);
+        if (released) {
+            dropSpare(); // shutting down: the connection's close does not come back here, so no buffer is kept
+        } else if (directAllowed) {
             releaseIfQuiet(ch);
         }
         if (more) {
@@ -786,17 +813,21 @@ final class OutboundDrain implements CloseHooks.Hook {
      */
     void connectionClosed() {
         if (directAllowed) {
-            direct = null;
+            // the close hook already took the token back (the descriptor is closed); this finds it
+            // with the loop unless the connection was never hooked
+            awaitToken(true);
             final Channel last = directNext;
             if (last != null) {
                 association.core.closeHooks.unregister(((UnixChannel) last).fd(), this);
             }
             directNext = null;
             guard = null;
-            if (!loopOwns()) {
-                return; // a producer holds the batch and the spare: the next tick's trim gives the spare back
-            }
         }
+        releaseBatch();
+    }
+
+    /** The batch being built and the spare batch buffers go back (loop, holding the token). */
+    private void releaseBatch() {
         if (batch != null) {
             batch.release();
             batch = null;
@@ -816,17 +847,29 @@ final class OutboundDrain implements CloseHooks.Hook {
 
     /** The association is removed (loop, the lanes empty): the reusable batch buffer and the lanes' memory go back. */
     void releaseSpare() {
-        if (directAllowed && !loopOwns()) {
-            return;
+        if (directAllowed) {
+            awaitToken(true); // a producer may be in its section: the buffers and lanes it uses go after it
         }
         dropSpare();
         ring.small.release();
         ring.large.release();
     }
 
-    /** Shutdown: the batch being built and the reusable one go back to the pool, and the lanes' memory. */
+    /**
+     * Shutdown, before the connection is closed (CLOSE goes after everything written): the loop
+     * keeps the token from here on, so nothing is written from a telling thread any more and the
+     * batch being built, the reusable ones and the lanes' memory go back to the pool. A producer
+     * in its section now finishes first, and what it left is written ahead of CLOSE. The close
+     * hook stays registered until the descriptor is closed (the cancellation removes it). The
+     * connection's close does not come back to {@link #connectionClosed} (the connection forgot
+     * the channel when it sent CLOSE), so a drain after this keeps no batch buffer.
+     */
     void release() {
-        connectionClosed();
+        released = true;
+        if (directAllowed) {
+            awaitToken(true);
+        }
+        releaseBatch();
         releaseSpare();
     }
 }

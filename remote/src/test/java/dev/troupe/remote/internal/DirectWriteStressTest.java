@@ -236,6 +236,87 @@ class DirectWriteStressTest {
         assertThat(toggles.get()).isPositive();
     }
 
+    /**
+     * The transport shuts down while a telling thread is in the middle of its direct write: it
+     * has framed a message into a batch buffer (one the drain keeps for reuse) and is held in a
+     * dead-letter subscriber (an ask in the same batch expired), holding the write token. The
+     * shutdown takes the token back before it gives the batch buffers back, so the buffer the
+     * telling thread took is given back too; it used to return at once and leave it behind (the
+     * leak detector's report, in a cluster test's shutdown) with the descriptor's close hook gone.
+     */
+    @Test
+    void aShutdownWaitsForTheTellingThreadInItsWriteAndKeepsNoBuffer() throws Exception {
+        final ActorSystem betaSystem = ActorSystem.create("beta");
+        final AtomicLong received = new AtomicLong();
+        final ActorRef<String> betaSink = betaSystem.spawn(Behaviors.<String>receiveMessage(m -> {
+            received.incrementAndGet();
+            return Behaviors.same();
+        }), "sink");
+        final ActorRef<dev.troupe.remote.Ping> betaEcho = betaSystem.spawn(RemoteTestKit.echo(), "echo");
+        final RemoteTransport beta = kit.node(betaSystem, RemoteTestKit.settings());
+        beta.publish(betaSink, String.class);
+        beta.publish(betaEcho, dev.troupe.remote.Ping.class);
+        final RemoteTransport alpha = kit.node("alpha", RemoteTestKit.settings());
+        assumeTrue(alpha.isNativeTransport(), "direct writes are an epoll path");
+        final ActorSystem a = alpha.system();
+        final ActorRef<String> remoteSink = alpha.actorRef(beta.addressOf(betaSink).toString(), String.class);
+        final ActorRef<dev.troupe.remote.Ping> remoteEcho = alpha.actorRef(beta.addressOf(betaEcho).toString(), dev.troupe.remote.Ping.class);
+        remoteSink.tell("hello");
+        RemoteTestKit.await("connected", Duration.ofSeconds(10), () -> received.get() == 1);
+        final Association toBeta = core(alpha).associations.get(beta.addressOf(betaSink).root(), true);
+        final OutboundDrain drain = toBeta.drain;
+
+        // the telling actor: a message, then an ask whose deadline passes before the turn ends
+        final java.util.Set<Thread> turnThreads = ConcurrentHashMap.newKeySet();
+        final ActorRef<Integer> teller = a.spawn(Behaviors.<Integer>receiveMessage(n -> {
+            turnThreads.add(Thread.currentThread());
+            remoteSink.tell("framed " + n);
+            dev.troupe.actor.AskPattern.<dev.troupe.remote.Ping, dev.troupe.remote.Ping.Pong>ask(remoteEcho,
+                replyTo -> new dev.troupe.remote.Ping(n, replyTo), Duration.ofMillis(1));
+            final long until = System.nanoTime() + 3_000_000L;
+            while (System.nanoTime() - until < 0) {
+                Thread.onSpinWait();
+            }
+            return Behaviors.same();
+        }), "teller");
+        final java.util.concurrent.CountDownLatch paused = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        a.deadLetters().subscribe(d -> {
+            // the expired ask dropped by the telling thread's own drain: it holds the token here
+            if (d.reason() == dev.troupe.actor.DeadLetterReason.ASK_EXPIRED && turnThreads.contains(Thread.currentThread())
+                && paused.getCount() == 1) {
+                paused.countDown();
+                try {
+                    go.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        // the loop may hold the token when a turn ends (a heartbeat): then it drops the ask itself; try again
+        for (int attempt = 1; attempt <= 50 && paused.getCount() == 1; attempt++) {
+            RemoteTestKit.await("the connection quiet", Duration.ofSeconds(10), () -> drain.token.state() == WriteToken.IDLE);
+            teller.tell(attempt);
+            paused.await(200, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+        assertThat(paused.getCount()).as("a telling thread paused in its direct write: %s", state(drain)).isZero();
+        assertThat(drain.token.state()).isEqualTo(WriteToken.PRODUCER);
+
+        final Thread shutdown = new Thread(() -> alpha.shutdown(Duration.ofMillis(200)), "shutdown");
+        shutdown.start();
+        // the association's close on the loop has begun (it marks the incarnation closed, then
+        // releases the drain), and the loop has claimed the token: the holder hands it over when done
+        RemoteTestKit.await("the shutdown closes the association and claims the token", Duration.ofSeconds(10),
+            () -> toBeta.incarnation.isClosed() && drain.token.state() == WriteToken.WANTED);
+        go.countDown();
+        shutdown.join(30_000);
+        assertThat(shutdown.isAlive()).isFalse();
+        final Field spares = OutboundDrain.class.getDeclaredField("spares");
+        spares.setAccessible(true);
+        assertThat(((BatchBuffers) spares.get(drain)).held()).as("batch buffers kept after the shutdown").isZero();
+        assertThat(drain.token.state()).as("the loop keeps the token after the shutdown").isEqualTo(WriteToken.LOOP);
+    }
+
     private static void runPhase(List<ActorRef<Integer>> senders, ActorRef<String> sink, Map<String, AtomicLong> sent,
                                  ActorRef<Integer> watcher, int toggles, int each) throws InterruptedException {
         watcher.tell(toggles);
