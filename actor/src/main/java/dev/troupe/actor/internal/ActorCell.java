@@ -317,7 +317,8 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
      * <p>The turn is: the setup (first turn only), system messages, then a quantum of user
      * messages, then the turn's bookkeeping, then release. Per-turn work (sampled timing today;
      * anything else that must happen once per turn rather than per message) belongs in
-     * {@link #beginSample} and {@link #endTurn}, never inside {@link #processMailbox}.
+     * {@link #runInstrumented}, {@link #beginSample} and {@link #endTurn}, never inside the
+     * message loops; the plain turn (not sampled, on a dispatcher thread) is kept free of it.
      *
      * @param thread the dispatcher thread, or null when run on another thread (a virtual
      *        dispatcher's turn, or inline after shutdown): then the caller keeps the turn's counts
@@ -325,6 +326,49 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
      */
     int run(DispatcherThread thread) {
         final long waitStart = scheduledAt;
+        if (waitStart != 0 || thread == null || runtime.everyTurnMdc != null) {
+            return runInstrumented(thread, waitStart);
+        }
+        // The plain turn: a dispatcher thread, not sampled (63 turns in 64), the logging context left
+        // to the actor's logger. The sampled turn's clock reads and allocation tests live in
+        // runInstrumented, so the compiled code of this turn and of its message loop holds none of
+        // them: one turn holding both paths ran a ping-pong 2 to 8 % slower, though the sampled
+        // branch is taken once in 64 turns ("The plain turn" in docs/benchmarks.md).
+        int n = 0;
+        if (state == NEW) {
+            firstTurn();
+        }
+        if (systemHead != null) {
+            processSystemMessages();
+        }
+        if (state == RUNNING) {
+            n = processMailbox(thread);
+        }
+        if (state >= TERMINATED) {
+            drainTerminated();
+        }
+        thread.recordTurn(n);
+        if (n != 0) {
+            afterMessages(n);
+        }
+        if (thread.mdcCell != null) {
+            // A log call of this turn put the actor's MDC entries: they go with the turn.
+            ActorMdc.afterTurn(thread);
+        }
+        release();
+        return n;
+    }
+
+    /**
+     * The turn with everything that is not on the plain turn: the timing sample, allocation
+     * attribution, the logging context put at the start of the turn (every-turn MDC on a dispatcher
+     * thread; always for a turn elsewhere).
+     *
+     * @param thread the dispatcher thread, or null for a turn elsewhere
+     * @param waitStart when the turn was scheduled if it is sampled, else 0
+     * @return the number of user messages the turn processed
+     */
+    private int runInstrumented(DispatcherThread thread, long waitStart) {
         final long start = beginSample(waitStart);
         // Allocation attribution: sampled turns on dispatcher threads only (a virtual turn cannot read
         // its own allocation, see AllocationMetrics). Two thread-counter reads per sampled turn.
@@ -350,7 +394,7 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
             processSystemMessages();
         }
         if (state == RUNNING) {
-            n = processMailbox(alloc, thread);
+            n = alloc != null ? processMailboxSampled(alloc, thread) : processMailbox(thread);
         }
         if (state >= TERMINATED) {
             drainTerminated();
@@ -362,7 +406,6 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
         if (mdcBefore != null) {
             mdcBefore.restore();
         } else if (thread != null && thread.mdcCell != null) {
-            // A log call of this turn put the actor's MDC entries: they go with the turn.
             ActorMdc.afterTurn(thread);
         }
         release();
@@ -408,14 +451,20 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
             }
         }
         if (n != 0) {
-            if (v != null) {
-                v.recordProcessed(n);
-            }
-            // Receive timeout: one clock read per turn that processed messages, never one per message.
-            final ReceiveTimeout rt = receiveTimeout;
-            if (rt != null && rt.timeoutNanos != 0) {
-                rt.lastActivity = System.nanoTime();
-            }
+            afterMessages(n);
+        }
+    }
+
+    /** @param n the user messages of a turn that processed some */
+    private void afterMessages(int n) {
+        final ActorMetricsView v = view;
+        if (v != null) {
+            v.recordProcessed(n);
+        }
+        // Receive timeout: one clock read per turn that processed messages, never one per message.
+        final ReceiveTimeout rt = receiveTimeout;
+        if (rt != null && rt.timeoutNanos != 0) {
+            rt.lastActivity = System.nanoTime();
         }
     }
 
@@ -448,33 +497,22 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
     }
 
     /**
-     * @param alloc the table of a turn sampled for allocation, else null: then the loop only tests it
+     * The quantum of user messages of a turn that is not sampled for allocation.
+     * {@link #processMailboxSampled} is the same loop with the allocation notes: kept apart so this
+     * loop, the one nearly every turn runs, holds no test for them.
+     *
      * @param thread the dispatcher thread, or null for a turn elsewhere
      */
-    private int processMailbox(AllocationTable alloc, DispatcherThread thread) {
+    private int processMailbox(DispatcherThread thread) {
         final ActorLifecycle<T> a = actor();
         final int throughput = dispatcher.throughput;
         noteBacklog();
-        if (alloc != null) {
-            alloc.noteBehavior(a.currentBehavior());
-        }
         int n = 0;
         while (n < throughput) {
             final Object m = poll();
             if (m == null) {
-                if (trimCheckWanted()) {
-                    scheduleMailboxTrim();
-                }
-                if (thread != null && wantsIdleListing()) {
-                    // The queue ran dry with the first ring still there: the thread gives it back if
-                    // the actor stays idle (IdleRings). Once listed, a busy actor costs one flag test.
-                    idleListed();
-                    thread.idleRings.add(this);
-                }
+                ranDry(thread);
                 break;
-            }
-            if (alloc != null) {
-                alloc.noteMessage(m);
             }
             turnMessages = n++;
             a.invoke(m);
@@ -489,6 +527,54 @@ final class ActorCell<T> extends Mailbox implements InternalActorRef<T> {
             }
         }
         return n;
+    }
+
+    /**
+     * {@link #processMailbox} for a turn sampled for allocation: notes the behavior and each
+     * message's class in the thread's table. Change the two loops together.
+     *
+     * @param alloc the thread's allocation table
+     * @param thread the dispatcher thread
+     */
+    private int processMailboxSampled(AllocationTable alloc, DispatcherThread thread) {
+        final ActorLifecycle<T> a = actor();
+        final int throughput = dispatcher.throughput;
+        noteBacklog();
+        alloc.noteBehavior(a.currentBehavior());
+        int n = 0;
+        while (n < throughput) {
+            final Object m = poll();
+            if (m == null) {
+                ranDry(thread);
+                break;
+            }
+            alloc.noteMessage(m);
+            turnMessages = n++;
+            a.invoke(m);
+            if (state != RUNNING) {
+                break;
+            }
+            if (systemHead != null) {
+                processSystemMessages();
+                if (state != RUNNING) {
+                    break;
+                }
+            }
+        }
+        return n;
+    }
+
+    /** The queue ran dry within a turn. */
+    private void ranDry(DispatcherThread thread) {
+        if (trimCheckWanted()) {
+            scheduleMailboxTrim();
+        }
+        if (thread != null && wantsIdleListing()) {
+            // The queue ran dry with the first ring still there: the thread gives it back if
+            // the actor stays idle (IdleRings). Once listed, a busy actor costs one flag test.
+            idleListed();
+            thread.idleRings.add(this);
+        }
     }
 
     /** Takes every queued system message, oldest first, until none is left. */
