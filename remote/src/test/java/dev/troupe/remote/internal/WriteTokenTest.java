@@ -17,9 +17,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 class WriteTokenTest {
 
     private static final int PRODUCERS = 3;
-    /** The race is run until the loop was refused and resumed this often (bounded by {@link #MAX_ROUNDS}). */
+    /** The race is run until the loop was refused and resumed this often (bounded by {@link #RACE_NANOS}). */
     private static final int WANT = 2_000;
-    private static final long MAX_ROUNDS = 50_000_000L;
+    /**
+     * How long the race may take to reach {@link #WANT}: a bound on the test, not a measurement. An
+     * iteration count was the bound before, and a loop owed a handover spins through iterations
+     * fast while the producers wait for a core (four threads on two loaded cores): it ran out in
+     * 0.16 s with too few refusals.
+     */
+    private static final long RACE_NANOS = 60_000_000_000L;
+    /** The longest the loop may wait, refused, for the handover it is owed. */
+    private static final long OWED_NANOS = 30_000_000_000L;
 
     private final WriteToken token = new WriteToken();
     /** Holders inside the section now: plain on purpose, the token is what makes it safe. */
@@ -53,7 +61,7 @@ class WriteTokenTest {
         for (int p = 0; p < PRODUCERS; p++) {
             final boolean partial = p == 0; // one producer sometimes hands its token over whatever the loop asked
             producers[p] = new Thread(() -> {
-                for (int i = 0; !stop && i < MAX_ROUNDS; i++) {
+                for (int i = 0; !stop; i++) {
                     if (token.tryTake()) {
                         taken.incrementAndGet();
                         section();
@@ -71,7 +79,9 @@ class WriteTokenTest {
         final java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
         final Thread loop = new Thread(() -> {
           try {
+            final long deadline = System.nanoTime() + RACE_NANOS;
             boolean owed = false; // refused: a handover must come
+            long owedSince = 0;
             for (long i = 0; ; i++) {
                 if (loopTasks.poll() != null) {
                     // a resumption: the token was handed over, unless the loop gave it up again
@@ -84,6 +94,7 @@ class WriteTokenTest {
                     } else {
                         refusals.incrementAndGet();
                         owed = true;
+                        owedSince = System.nanoTime();
                     }
                 } else if (!owed) {
                     if (token.loopOwns()) {
@@ -94,20 +105,23 @@ class WriteTokenTest {
                     } else {
                         refusals.incrementAndGet();
                         owed = true;
+                        owedSince = System.nanoTime();
                     }
                 }
-                if (refusals.get() >= WANT && resumed.get() >= WANT || i > MAX_ROUNDS) {
+                if (refusals.get() >= WANT && resumed.get() >= WANT || (i & 1023) == 0 && System.nanoTime() > deadline) {
                     stop = true;
                 }
                 if (producersDone.getCount() == 0 && loopTasks.isEmpty() && !owed) {
                     return;
                 }
-                if (i > 4 * MAX_ROUNDS) {
+                if (owed && (i & 1023) == 0 && System.nanoTime() - owedSince > OWED_NANOS) {
                     throw new AssertionError("the loop was owed a handover that never came");
                 }
             }
           } catch (Throwable t) {
             failure.set(t);
+          } finally {
+            stop = true;
           }
         });
         for (Thread t : producers) {
@@ -115,9 +129,9 @@ class WriteTokenTest {
         }
         loop.start();
         for (Thread t : producers) {
-            t.join(120_000);
+            t.join(180_000);
         }
-        loop.join(120_000);
+        loop.join(180_000);
         assertThat(loop.isAlive()).isFalse();
         assertThat(failure.get()).isNull();
         assertThat(overlaps.get()).isZero();
