@@ -134,14 +134,25 @@ public class TroupeEndpoint {
     }
 
     /**
-     * @param section a contributed section, such as {@code sharding}
-     * @param key a part of it, such as an entity type's name
-     * @param item a part of the part, such as an entity id
+     * A part of a part: {@code /actuator/troupe/<section>/<key>/<item>}, where the item is the rest
+     * of the path, so an entity id that contains {@code /} (such as {@code tenant-7/order-42}) is
+     * asked for as it is. The operation takes the whole path after the endpoint's (the paths of one
+     * and two segments go to {@link #section} and {@link #detail}, which are more specific): with a
+     * capturing selector before it, WebFlux hands a remaining-path selector the path from the first
+     * selector on, Spring MVC from its own.
+     *
+     * @param path the section (such as {@code sharding}), the key (such as an entity type's name),
+     *        then the item's segments (such as an entity id's)
      * @return the part, or null (404) for an unknown section or part
      */
     @ReadOperation
-    public @Nullable Object item(@Selector String section, @Selector String key, @Selector String item) {
-        return detailOf(section, key, item);
+    public @Nullable Object item(@Selector(match = Selector.Match.ALL_REMAINING) String... path) {
+        if (path.length < 2) {
+            return null;
+        }
+        final String item = path.length == 2 ? null
+            : path.length == 3 ? path[2] : String.join("/", java.util.Arrays.copyOfRange(path, 2, path.length));
+        return detailOf(path[0], path[1], item);
     }
 
     private @Nullable Object detailOf(String section, String key, @Nullable String item) {

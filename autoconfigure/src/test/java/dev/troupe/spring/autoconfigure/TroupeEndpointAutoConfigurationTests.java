@@ -82,7 +82,7 @@ class TroupeEndpointAutoConfigurationTests {
             assertThat(top.messagesSampled()).isGreaterThanOrEqualTo(30);
             final TroupeEndpoint.AllocationReport all = (TroupeEndpoint.AllocationReport) endpoint.section("allocation", null, 10);
             assertThat(all.top()).extracting(TroupeEndpoint.Allocator::bytesSampled).isSortedAccordingTo(java.util.Comparator.reverseOrder());
-            assertThat(all.top()).anySatisfy(a -> {
+            assertThat(all.top()).as("pairs %s of %d", all.top(), all.pairs()).anySatisfy(a -> {
                 assertThat(a.message()).isEqualTo(Allocator.Nothing.class.getName());
                 assertThat(a.bytesPerMessage()).isLessThan(1.0);
             });
