@@ -10,7 +10,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The test kit's architecture, on its main and test classes: the public API and the SPI only. */
-@AnalyzeClasses(packages = "dev.troupe.actor.testkit")
+@AnalyzeClasses(packages = "dev.troupe.actor.testkit", importOptions = TroupeArchitecture.WithoutTestkitCopies.class)
 class TestkitArchitectureTest {
 
     @ArchTest

@@ -9,6 +9,8 @@ import com.tngtech.archunit.core.domain.JavaField;
 import com.tngtech.archunit.core.domain.JavaMember;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.domain.JavaType;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.importer.Location;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
@@ -115,6 +117,21 @@ public final class TroupeArchitecture {
         // the settings name the instrumentation they install, as java.nio.file's FileSystem names its provider
         return rule.ignoreDependency(JavaClass.Predicates.resideInAPackage("dev.troupe.actor"),
             JavaClass.Predicates.resideInAPackage(INSTRUMENTATION_SPI));
+    }
+
+    /**
+     * Leaves out the test kit's classes as the actor module's tests compile them (into
+     * {@code actor/target/test-classes}, see the actor module's build). The actor module's test jar
+     * leaves them out, but a reactor build that stops before packaging (say {@code ./mvnw -pl
+     * actor-testkit -am test}) hands other modules the actor module's {@code test-classes} directory
+     * instead: the kit's classes are then on the class path twice, and a module that analyzes the
+     * kit's package would see that copy, from a {@code test-classes} directory, as a test class.
+     */
+    public static final class WithoutTestkitCopies implements ImportOption {
+        @Override
+        public boolean includes(Location location) {
+            return !location.contains("/actor/target/test-classes/dev/troupe/actor/testkit/");
+        }
     }
 
     /**
