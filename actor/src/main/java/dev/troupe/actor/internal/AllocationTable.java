@@ -27,15 +27,16 @@ final class AllocationTable {
     private static final int PAIRS = dev.troupe.actor.metrics.AllocationMetrics.MAX_PAIRS_PER_THREAD;
     private static final int MASK = 2 * PAIRS - 1;
 
-    static {
-        // The classes a sampled turn tests its behavior and messages against, loaded with this class
-        // (when the system starts) rather than inside the first sampled turn: loading one reads its
-        // class file into the heap of the thread that needs it, and a sampled turn would count those
-        // kilobytes as its message's allocation (about 10 KiB on the first sample of a fresh JVM).
-        final Class<?>[] loaded = {BehaviorNames.class, BehaviorNames.Defined.class, InternalMessage.class, AdaptMessage.class,
-            Mixed.class, Entry.class};
-        assert loaded.length == 6;
-    }
+    /**
+     * The classes a sampled turn tests its behavior and messages against, and the table's own, named here so that they
+     * load with this class (when the system starts) rather than inside the first sampled turn:
+     * loading one reads its class file into the heap of the thread that needs it, and a sampled turn
+     * would count those kilobytes as its message's allocation (about 10 KiB on the first sample of a
+     * fresh JVM). Never read.
+     */
+    @SuppressWarnings("unused")
+    private static final Class<?>[] LOADED_WITH_THE_TABLE = {
+        BehaviorNames.class, BehaviorNames.Defined.class, InternalMessage.class, AdaptMessage.class, Mixed.class, Entry.class};
 
     /** The message key of a turn that saw more than one message class. */
     static final class Mixed {

@@ -16,6 +16,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -150,9 +151,7 @@ public class TroupeEndpoint {
         if (path.length < 2) {
             return null;
         }
-        final String item = path.length == 2 ? null
-            : path.length == 3 ? path[2] : String.join("/", java.util.Arrays.copyOfRange(path, 2, path.length));
-        return detailOf(path[0], path[1], item);
+        return detailOf(path[0], path[1], path.length == 2 ? null : String.join("/", Arrays.asList(path).subList(2, path.length)));
     }
 
     private @Nullable Object detailOf(String section, String key, @Nullable String item) {
