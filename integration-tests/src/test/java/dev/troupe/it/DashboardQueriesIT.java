@@ -74,14 +74,17 @@ class DashboardQueriesIT {
                 // Durable entities (the peer's Tally, an event per echo, on the embedded H2 default): the
                 // persistence panels read their events, batches, writes and recoveries.
                 .withEnv("TROUPE_PERSISTENCE_ENABLED", "true")
+                // Meters of a new peer or entity type appear with the next refresh of the troupe meters: every
+                // second here (5 s by default), as the scrapes every 2 s (the rates need two inside their window).
+                .withEnv("TROUPE_METRICS_REFRESHINTERVAL", "1s")
                 .withLogConsumer(new Slf4jLogConsumer(LoggerFactory.getLogger("node.dashboard")).withSeparateOutputStreams());
         node.start();
 
         int port = FreePorts.next();
         String config = """
                 global:
-                  scrape_interval: 5s
-                  scrape_timeout: 4s
+                  scrape_interval: 2s
+                  scrape_timeout: 2s
                 scrape_configs:
                   - job_name: troupe
                     metrics_path: /actuator/prometheus

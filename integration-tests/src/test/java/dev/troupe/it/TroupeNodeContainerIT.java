@@ -52,6 +52,8 @@ class TroupeNodeContainerIT {
                 .withSystemName("peer")
                 .withSecret(SECRET)
                 .withEnv("JAVA_TOOL_OPTIONS", "-Xmx256m")
+                // a new peer's meters appear with the next refresh of the troupe meters (5 s by default)
+                .withEnv("TROUPE_METRICS_REFRESHINTERVAL", "1s")
                 .withLogConsumer(new Slf4jLogConsumer(LoggerFactory.getLogger("node.peer")).withSeparateOutputStreams());
         peer.start();
         system = ActorSystem.create("tests");
@@ -90,7 +92,7 @@ class TroupeNodeContainerIT {
         }
 
         // The node in the container counted the traffic with this one (a new peer's meters appear
-        // with the next refresh of the troupe meters, every 5 s by default).
+        // with the next refresh of the troupe meters, every second in this container).
         HttpClient http = HttpClient.newHttpClient();
         PrometheusText scraped;
         Deadline deadline = new Deadline(Duration.ofSeconds(30));
