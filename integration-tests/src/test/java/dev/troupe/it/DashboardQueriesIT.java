@@ -75,7 +75,7 @@ class DashboardQueriesIT {
                 // persistence panels read their events, batches, writes and recoveries.
                 .withEnv("TROUPE_PERSISTENCE_ENABLED", "true")
                 // Meters of a new peer or entity type appear with the next refresh of the troupe meters: every
-                // second here (5 s by default), as the scrapes every 2 s (the rates need two inside their window).
+                // second here (5 s by default), to match the scrapes every 2 s below (a rate needs two of them).
                 .withEnv("TROUPE_METRICS_REFRESHINTERVAL", "1s")
                 .withLogConsumer(new Slf4jLogConsumer(LoggerFactory.getLogger("node.dashboard")).withSeparateOutputStreams());
         node.start();
