@@ -58,6 +58,12 @@ class AllocationTest {
     static final class Round {
         volatile int remaining;
         volatile CountDownLatch done;
+        /** Fan-in only: the gate each sender counts down once, or null; stays for the whole round. */
+        volatile CountDownLatch gate;
+        /** Fan-in only: the same gate for the actor, which waits at it in its first message of the round and clears it. */
+        volatile CountDownLatch hold;
+        /** Fan-in only: each sender's message after which it counts the gate down. */
+        volatile int gateAt;
     }
 
     /** What else the ping-pong does beside its messages. */
@@ -173,6 +179,15 @@ class AllocationTest {
     /**
      * Four threads tell one actor as fast as they can, so its mailbox builds a backlog. Once
      * the mailbox has grown to the backlog it sees, further rounds allocate nothing.
+     *
+     * <p>The backlog is made deterministic, because growth is allocation: left to the scheduler,
+     * a measured round could build a backlog larger than any warm-up round did (seen: one ring
+     * doubling to 262,144 slots, 1 MB on a sender's thread, 1.05 B/message over the run). So the
+     * last warm-up round holds the actor until every message of the round is queued (the largest
+     * backlog a round can have: the mailbox grows to hold it), and each measured round holds it
+     * until half of them are queued, then lets it drain while the senders go on: its backlog stays
+     * between half a round and a round, so it never outgrows the ring and every trim check finds
+     * the ring used (at most four times the backlog it saw).
      */
     @Test
     void fanInWithABacklogAllocatesNothingPerMessageOnceWarm() throws Exception {
@@ -185,6 +200,19 @@ class AllocationTest {
         final int perSender = 50_000;
         final Round round = new Round();
         final ActorRef<Msg> sink = system.spawn(Behaviors.receiveMessage(m -> {
+            final CountDownLatch gate = round.hold;
+            if (gate != null) {
+                // The round's first message: hold the actor until the senders passed the gate.
+                round.hold = null;
+                try {
+                    if (!gate.await(60, TimeUnit.SECONDS)) {
+                        throw new IllegalStateException("the senders never reached the gate");
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted at the gate", e);
+                }
+            }
             final int left = round.remaining - 1;
             round.remaining = left;
             if (left == 0) {
@@ -204,8 +232,13 @@ class AllocationTest {
                         if (stop.get()) {
                             return;
                         }
+                        final CountDownLatch gate = round.gate;
+                        final int gateAt = round.gateAt;
                         for (int i = 0; i < perSender; i++) {
                             sink.tell(Msg.PING);
+                            if (i == gateAt && gate != null) {
+                                gate.countDown();
+                            }
                         }
                         end.await();
                     }
@@ -217,13 +250,17 @@ class AllocationTest {
             threads[t].start();
         }
         try {
-            for (int r = 0; r < 8; r++) {
-                fanInRound(round, start, end, senders * perSender);
+            for (int r = 0; r < 7; r++) {
+                fanInRound(round, start, end, senders, perSender, -1);
             }
+            fanInRound(round, start, end, senders, perSender, perSender - 1); // the largest backlog
             final Map<Long, Long> before = allocatedByThread();
             final int rounds = 5;
+            long slowest = 0;
             for (int r = 0; r < rounds; r++) {
-                fanInRound(round, start, end, senders * perSender);
+                final long t0 = System.nanoTime();
+                fanInRound(round, start, end, senders, perSender, perSender / 2 - 1);
+                slowest = Math.max(slowest, System.nanoTime() - t0);
             }
             final Map<Long, Long> after = allocatedByThread();
             long total = 0;
@@ -239,7 +276,7 @@ class AllocationTest {
             final long messages = (long) rounds * senders * perSender;
             final double perMessage = (double) total / messages;
             System.out.println("AllocationTest(fan-in): " + total + " bytes over " + messages + " messages = " + perMessage
-                + " B/message; by thread: " + perThread);
+                + " B/message; slowest measured round " + slowest / 1_000_000 + " ms; by thread: " + perThread);
             assertThat(perMessage).as("bytes per message over all threads (%d bytes in total: %s)", total, perThread).isLessThan(0.1);
             assertAttributed();
         } finally {
@@ -248,11 +285,18 @@ class AllocationTest {
         }
     }
 
+    /**
+     * @param gateAt -1 for a round the actor drains as it comes; else each sender's message after
+     *               which it opens the gate, and the actor holds its first message until all did
+     */
     private static void fanInRound(Round round, java.util.concurrent.CyclicBarrier start, java.util.concurrent.CyclicBarrier end,
-                                   int messages) throws Exception {
+                                   int senders, int perSender, int gateAt) throws Exception {
         final CountDownLatch done = new CountDownLatch(1);
         round.done = done;
-        round.remaining = messages;
+        round.remaining = senders * perSender;
+        round.gateAt = gateAt;
+        round.gate = gateAt < 0 ? null : new CountDownLatch(senders);
+        round.hold = round.gate;
         start.await(10, TimeUnit.SECONDS);
         end.await(60, TimeUnit.SECONDS);
         assertThat(done.await(60, TimeUnit.SECONDS)).as("round finished").isTrue();
