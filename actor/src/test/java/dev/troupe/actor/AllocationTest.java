@@ -58,10 +58,8 @@ class AllocationTest {
     static final class Round {
         volatile int remaining;
         volatile CountDownLatch done;
-        /** Fan-in only: the gate each sender counts down once, or null; stays for the whole round. */
+        /** Fan-in only: the gate each sender counts down once and the actor waits at in its first message of the round, or null. */
         volatile CountDownLatch gate;
-        /** Fan-in only: the same gate for the actor, which waits at it in its first message of the round and clears it. */
-        volatile CountDownLatch hold;
         /** Fan-in only: each sender's message after which it counts the gate down. */
         volatile int gateAt;
     }
@@ -200,10 +198,9 @@ class AllocationTest {
         final int perSender = 50_000;
         final Round round = new Round();
         final ActorRef<Msg> sink = system.spawn(Behaviors.receiveMessage(m -> {
-            final CountDownLatch gate = round.hold;
-            if (gate != null) {
+            final CountDownLatch gate = round.gate;
+            if (gate != null && round.remaining == senders * perSender) {
                 // The round's first message: hold the actor until the senders passed the gate.
-                round.hold = null;
                 try {
                     if (!gate.await(60, TimeUnit.SECONDS)) {
                         throw new IllegalStateException("the senders never reached the gate");
@@ -296,7 +293,6 @@ class AllocationTest {
         round.remaining = senders * perSender;
         round.gateAt = gateAt;
         round.gate = gateAt < 0 ? null : new CountDownLatch(senders);
-        round.hold = round.gate;
         start.await(10, TimeUnit.SECONDS);
         end.await(60, TimeUnit.SECONDS);
         assertThat(done.await(60, TimeUnit.SECONDS)).as("round finished").isTrue();
