@@ -2,13 +2,21 @@ package dev.troupe.actor.internal;
 
 import dev.troupe.actor.spi.RuntimeThread;
 
+import org.jctools.queues.SpmcArrayQueue;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One thread of a {@link PlatformDispatcher}. It polls the dispatcher's run queue and runs the
- * actors it finds. When there is nothing to run, at most one thread of the dispatcher spins,
+ * One thread of a {@link PlatformDispatcher}. It runs, in this order, the cell in its run-next
+ * slot (an actor just told by the actor it ran), the shared queue's head, the head of its own
+ * queue, and a cell stolen from another thread's queue. Its own queue holds what this thread
+ * scheduled for itself and could not run next: a cell displaced from the run-next slot, a
+ * run-next chain that used up its streak, an actor that used up its quantum. Only this thread
+ * adds to it; any thread of the dispatcher takes from it (JCTools' {@link SpmcArrayQueue}).
+ * One schedule point in {@value #LOCAL_FIRST_PERIOD} looks at its own queue before the shared
+ * one, so neither can keep the other waiting. When there is nothing to run, at most one thread of the dispatcher spins,
  * then yields, then parks (the spinner, see {@link PlatformDispatcher#claimSpinner}); the
  * others park at once, so idle threads do not take the CPU of the threads doing work (the
  * I/O threads of a transport on a machine with few cores). A parked thread is unparked by a
@@ -51,11 +59,19 @@ public final class DispatcherThread extends RuntimeThread {
 
     /** How many cells in a row may run from the run-next slot before the shared queue is polled. */
     private static final int RUN_NEXT_LIMIT = 64;
+    /** One schedule point in this many looks at the thread's own queue before the shared one. */
+    static final int LOCAL_FIRST_PERIOD = 32;
+    /** Cells a thread's own queue holds; beyond, they go to the shared queue. */
+    static final int LOCAL_CAPACITY = 1024;
     /** Distinct tasks one turn may defer to its end; beyond, callers run theirs at once. */
     private static final int END_OF_TURN_TASKS = 16;
 
     final PlatformDispatcher dispatcher;
+    /** This thread's place in the dispatcher's pool: where its steals start looking. */
+    final int index;
     final long startNanos;
+    /** What this thread scheduled for itself and could not run next; this thread adds, any thread of the dispatcher takes. */
+    private final SpmcArrayQueue<ActorCell<?>> local;
 
     // Padding keeps this thread's hot counters off the cache lines of its neighbours' counters.
     @SuppressWarnings("unused")
@@ -87,9 +103,11 @@ public final class DispatcherThread extends RuntimeThread {
     @SuppressWarnings("unused")
     private long p11, p12, p13, p14, p15, p16, p17, p18;
 
-    DispatcherThread(PlatformDispatcher dispatcher, String name) {
+    DispatcherThread(PlatformDispatcher dispatcher, int index, SpmcArrayQueue<ActorCell<?>> local, String name) {
         super(name);
         this.dispatcher = dispatcher;
+        this.index = index;
+        this.local = local;
         this.startNanos = System.nanoTime();
     }
 
@@ -108,6 +126,7 @@ public final class DispatcherThread extends RuntimeThread {
         final long maxParkNanos = d.maxParkNanos;
         int idle = 0;
         int streak = 0;
+        int ticks = 0;
         // When this thread last went to park with a turn's MDC entries on it (parks only).
         long parkedAt = 0;
         while (true) {
@@ -120,16 +139,21 @@ public final class DispatcherThread extends RuntimeThread {
                     // but only when something waits there. With nothing queued, putting the chain in
                     // the queue only to take it back out woke a parked thread for nothing (a futex
                     // call on this thread every 64 hops of a lone ping-pong: a sixth of its time).
+                    // The chain goes to this thread's own queue, not the shared one: it stays on the
+                    // core that has its actors in cache unless an idle thread steals it.
                     streak = 0;
-                    final ActorCell<?> waiting = d.poll();
+                    final ActorCell<?> waiting = nextQueued(d, ++ticks);
                     if (waiting != null) {
-                        d.enqueue(cell);
+                        pushLocal(cell);
                         cell = waiting;
                     }
                 }
             } else {
                 streak = 0;
-                cell = d.poll();
+                cell = nextQueued(d, ++ticks);
+                if (cell == null) {
+                    cell = d.steal(this);
+                }
             }
             if (cell != null) {
                 if (idle >= spins) {
@@ -220,6 +244,40 @@ public final class DispatcherThread extends RuntimeThread {
     }
 
     /**
+     * The next queued cell for this thread, without stealing: the shared queue's head, else its
+     * own queue's head; the other way round at one schedule point in {@value #LOCAL_FIRST_PERIOD}.
+     */
+    private ActorCell<?> nextQueued(PlatformDispatcher d, int ticks) {
+        ActorCell<?> c;
+        if ((ticks & (LOCAL_FIRST_PERIOD - 1)) == 0) {
+            c = local.poll();
+            if (c == null) {
+                c = d.poll();
+            }
+        } else {
+            c = d.poll();
+            if (c == null) {
+                c = local.poll();
+            }
+        }
+        return c;
+    }
+
+    /**
+     * Adds a cell to this thread's own queue (the shared queue when it is full) and wakes a
+     * parked thread to steal it if none spins; called on this thread only.
+     *
+     * @param cell the cell
+     */
+    void pushLocal(ActorCell<?> cell) {
+        if (local.offer(cell)) {
+            dispatcher.signalLocalWork();
+        } else {
+            dispatcher.enqueue(cell);
+        }
+    }
+
+    /**
      * @param ledger the system's allocation ledger
      * @return this thread's allocation table, made and registered on the first call (set-up, once per thread)
      */
@@ -293,9 +351,9 @@ public final class DispatcherThread extends RuntimeThread {
         }
     }
 
-    /** @return whether a cell waits for this thread (its run-next slot or the shared queue); this thread only */
+    /** @return whether a cell waits for this thread (its run-next slot, its own queue or the shared queue); this thread only */
     boolean hasWorkWaiting() {
-        return runNext != null || dispatcher.hasWork();
+        return runNext != null || !local.isEmpty() || dispatcher.hasSharedWork();
     }
 
     /**
