@@ -105,7 +105,8 @@ class JdbcFaultTest {
         }
         assertThat(failedRounds).isPositive();
         assertThat(store.metrics().failures(PersistenceFailure.UNAVAILABLE)).isPositive();
-        assertThat(notes).anyMatch(n -> n.startsWith("refused unavailable"));
+        // The entity's refusal handler writes the note on its own thread: wait for it.
+        ActorTestKit.awaitAssert(Duration.ofSeconds(20), () -> assertThat(notes).anyMatch(n -> n.startsWith("refused unavailable")));
         pg.start();
         int fullRounds = 0;
         for (int round = 0; round < 60 && fullRounds < 3; round++) {
@@ -267,7 +268,9 @@ class JdbcFaultTest {
         ActorTestKit.awaitAssert(Duration.ofSeconds(20), () ->
             assertThat(Persistence.get(nodeA).metrics().conflicts() + Persistence.get(nodeB).metrics().conflicts()).isEqualTo(1));
         assertThat(a.metrics().failures(PersistenceFailure.CONFLICT) + b.metrics().failures(PersistenceFailure.CONFLICT)).isEqualTo(1);
-        assertThat(notes).anyMatch(n -> n.contains("refused conflict") && n.contains(id.id()));
+        // The entity notes the refusal after the store counted it: wait for the note, do not race it.
+        ActorTestKit.awaitAssert(Duration.ofSeconds(20), () ->
+            assertThat(notes).anyMatch(n -> n.contains("refused conflict") && n.contains(id.id())));
         int acked = 0;
         for (CompletableFuture<Long> f : first) {
             try {
