@@ -67,7 +67,7 @@ class ShardingKillMultiJvmTest extends ShardingMultiJvmFixture {
                 }
             }
             return true;
-        }, this::progress);
+        }, () -> progress() + ", probes not answered " + unanswered(sent[0]));
         final long backNanos = System.nanoTime();
         final long backMillis = (backNanos - t0) / 1_000_000;
         final long backAfterUnreachableMillis = (backNanos - unreachableNanos) / 1_000_000;
@@ -182,6 +182,21 @@ class ShardingKillMultiJvmTest extends ShardingMultiJvmFixture {
      */
     private String progress() {
         return books.processedTotal() + " processed, dead letters " + books.deadByReason() + ", entities live " + books.live().size();
+    }
+
+    /** @return how many of n0's probes (its sequence numbers from {@code first}, one per entity) no entity has processed, with a few of their entities */
+    private String unanswered(int first) {
+        int n = 0;
+        final StringBuilder some = new StringBuilder();
+        for (int e = 0; e < ENTITIES; e++) {
+            final long s = Books.seq(0, first + e);
+            if (books.processedCount(s) == 0) {
+                if (n++ < 5) {
+                    some.append(' ').append(Books.entityOf(s, ENTITIES));
+                }
+            }
+        }
+        return n + (n > 0 ? " (" + some.toString().trim() + ")" : "");
     }
 
     /** One message from n0 to every entity (n0's sequence numbers from {@code first}), and every one processed. */

@@ -159,16 +159,33 @@ abstract class ShardingMultiJvmFixture {
         throw new AssertionError("not settled within " + WAIT + ": " + last);
     }
 
-    /** Polls the survivors until each sees only the given nodes as reachable UP members. */
+    /**
+     * Polls the survivors until each sees only the given nodes as reachable UP members, and its region
+     * has stopped routing messages straight to the others: the region hears of the change from the
+     * membership's events, a moment after the membership's state shows it, and a message told in
+     * between goes to the lost node's connection (a dead letter later) instead of waiting for the
+     * shard to come back.
+     */
     void awaitUnreachable(int... nodes) {
         final long deadline = System.nanoTime() + WAIT.toNanos();
+        int polls = 0;
+        int behind = 0;
         while (System.nanoTime() < deadline) {
             boolean all = true;
+            boolean routed = true;
             for (int n : nodes) {
-                all &= Integer.parseInt(shards(n)[1]) == nodes.length;
+                final String[] s = shards(n);
+                all &= Integer.parseInt(s[1]) == nodes.length;
+                routed &= s[5].equals("0");
+            }
+            polls++;
+            if (all && routed) {
+                System.out.println("survivors " + java.util.Arrays.toString(nodes) + " see the others unreachable after " + polls
+                    + " polls; their regions still routed straight to them in " + behind + " of those");
+                return;
             }
             if (all) {
-                return;
+                behind++;
             }
             LockSupport.parkNanos(50_000_000L); // between two polls of a condition
         }

@@ -26,7 +26,8 @@ import java.util.concurrent.locks.LockSupport;
  *       {@code count} {@link Tally.Add}s with this node's sequence numbers through entity refs,
  *       printing {@code SENT <n>} every 5,000 and {@code SENT-DONE <n>} at the end;</li>
  *   <li>{@code probe <entities> <first k>}: one more {@code Add} to each entity, {@code PROBED};</li>
- *   <li>{@code shards}: {@code SHARDS <reachable up members> <hosted shards> <held messages> <members, any status>};</li>
+ *   <li>{@code shards}: {@code SHARDS <reachable up members> <hosted shards> <held messages> <members, any status>
+ *       <shards routed straight to a node that is no reachable up member>};</li>
  *   <li>{@code leave}: leaves gracefully, {@code LEFT} once removed;</li>
  *   <li>{@code down <host> <port>}: {@code Cluster.down} of that member, {@code DOWNED ok} or {@code DOWNED refused <reason>};</li>
  *   <li>{@code flush}: once nothing is queued for other nodes, a SYNC report to the checker, then {@code FLUSHED};</li>
@@ -112,8 +113,9 @@ public final class ShardingNodeMain {
                 }
                 case "shards" -> {
                     final ShardingMetrics m = node.sharding().metrics(Tally.KEY);
-                    print("SHARDS " + node.cluster().state().reachableUpAddresses().size() + " " + m.hostedShards() + " " + m.bufferedMessages()
-                        + " " + node.cluster().state().members().size());
+                    final dev.troupe.cluster.ClusterState state = node.cluster().state();
+                    print("SHARDS " + state.reachableUpAddresses().size() + " " + m.hostedShards() + " " + m.bufferedMessages()
+                        + " " + state.members().size() + " " + staleRoutes(node, state));
                 }
                 case "leave" -> node.cluster().leave().thenRun(() -> print("LEFT"));
                 case "down" -> node.cluster().down(new dev.troupe.cluster.Address(RemoteNodes.SYSTEM, cmd[1], Integer.parseInt(cmd[2])))
@@ -157,6 +159,24 @@ public final class ShardingNodeMain {
         final ShardingMetrics m = node.sharding().metrics(Tally.KEY);
         return sb.append("read pauses ").append(node.remote().metrics().inboundReadPauses()).append(", hosted shards ")
             .append(m.hostedShards()).append(", buffered ").append(m.bufferedMessages()).append(", entities ").append(m.activeEntities()).toString();
+    }
+
+    /**
+     * @return shards whose senders still tell a remote region directly although its node is no reachable {@code UP} member
+     *         in {@code state}: the region learns of a change from the membership's events, after the state shows it, and until
+     *         then a message to such a shard goes to that node's connection instead of waiting in the region
+     */
+    private static int staleRoutes(RemoteNodes.Node node, dev.troupe.cluster.ClusterState state) {
+        final dev.troupe.cluster.sharding.internal.ShardRouter router = node.sharding().handle(Tally.KEY).router();
+        final java.util.Set<dev.troupe.cluster.Address> reachable = state.reachableUpAddresses();
+        int stale = 0;
+        for (int s = 0; s < node.sharding().metrics(Tally.KEY).numberOfShards(); s++) {
+            final ActorRef<Object> to = router.route(s);
+            if (to != null && !reachable.contains(dev.troupe.cluster.Address.of(to.path()))) {
+                stale++;
+            }
+        }
+        return stale;
     }
 
     private static long queued(RemoteNodes.Node node) {
