@@ -14,6 +14,7 @@ import dev.troupe.benchmarks.troupe.TroupePingPongRig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -24,6 +25,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * pingers count exactly, and fan-in delivers every tick from every sender exactly once.
  * No timing is asserted.
  */
+@Tag("harness") // run with the benchmarks, on demand: -Pharness
 class RigsTest {
 
     private static final int BATCHES = 3;

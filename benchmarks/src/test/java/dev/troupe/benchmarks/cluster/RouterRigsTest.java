@@ -1,5 +1,6 @@
 package dev.troupe.benchmarks.cluster;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -12,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the router lists the three workers, and every ask is answered (a lost one fails the run), by all
  * three nodes. No timing is asserted.
  */
+@Tag("harness") // run with the benchmarks, on demand: -Pharness
 class RouterRigsTest {
 
     @Test

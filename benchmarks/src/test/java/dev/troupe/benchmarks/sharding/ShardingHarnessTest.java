@@ -3,6 +3,7 @@ package dev.troupe.benchmarks.sharding;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
  * tells and asks completes (a lost message would leave a round waiting until it fails), and the
  * idle-entity measurement starts exactly the entities it divides by. No timing is asserted.
  */
+@Tag("harness") // run with the benchmarks, on demand: -Pharness
 class ShardingHarnessTest {
 
     // Each layout's cluster is formed once for its three modes (forming a Pekko cluster takes
