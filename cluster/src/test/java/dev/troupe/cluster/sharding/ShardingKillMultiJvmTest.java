@@ -186,17 +186,15 @@ class ShardingKillMultiJvmTest extends ShardingMultiJvmFixture {
 
     /** @return how many of n0's probes (its sequence numbers from {@code first}, one per entity) no entity has processed, with a few of their entities */
     private String unanswered(int first) {
+        final List<String> some = new ArrayList<>();
         int n = 0;
-        final StringBuilder some = new StringBuilder();
         for (int e = 0; e < ENTITIES; e++) {
             final long s = Books.seq(0, first + e);
-            if (books.processedCount(s) == 0) {
-                if (n++ < 5) {
-                    some.append(' ').append(Books.entityOf(s, ENTITIES));
-                }
+            if (books.processedCount(s) == 0 && n++ < 5) {
+                some.add(Books.entityOf(s, ENTITIES));
             }
         }
-        return n + (n > 0 ? " (" + some.toString().trim() + ")" : "");
+        return n + (n > 0 ? " " + some : "");
     }
 
     /** One message from n0 to every entity (n0's sequence numbers from {@code first}), and every one processed. */

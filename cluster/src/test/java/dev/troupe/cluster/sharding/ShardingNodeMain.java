@@ -169,8 +169,9 @@ public final class ShardingNodeMain {
     private static int staleRoutes(RemoteNodes.Node node, dev.troupe.cluster.ClusterState state) {
         final dev.troupe.cluster.sharding.internal.ShardRouter router = node.sharding().handle(Tally.KEY).router();
         final java.util.Set<dev.troupe.cluster.Address> reachable = state.reachableUpAddresses();
+        final int shards = node.sharding().metrics(Tally.KEY).numberOfShards();
         int stale = 0;
-        for (int s = 0; s < node.sharding().metrics(Tally.KEY).numberOfShards(); s++) {
+        for (int s = 0; s < shards; s++) {
             final ActorRef<Object> to = router.route(s);
             if (to != null && !reachable.contains(dev.troupe.cluster.Address.of(to.path()))) {
                 stale++;
