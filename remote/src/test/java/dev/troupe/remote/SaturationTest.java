@@ -22,7 +22,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * both sides stays below its threshold, nobody is declared lost), a watch set up meanwhile crosses
  * the saturated connection and fires when its actor stops, and small request/response messages
  * sent meanwhile are all answered; their round-trip times are printed (the figure in
- * {@code docs/remote-benchmarks.md}).
+ * {@code docs/remote-benchmarks.md}), split into the leg out (sent to received by the echo) and the
+ * leg back.
+ *
+ * <p>Two system properties turn the test into the experiment of docs/remote-benchmarks.md ("Size
+ * lanes: a connection of its own, measured"): {@code saturation.smallFrom=gamma} sends the small
+ * round trips from a third node, so they cross a connection of their own that carries no large
+ * frame, and {@code saturation.receiverIoThreads=2} gives beta a second I/O thread, so that
+ * connection is read by a thread of its own. Both leave every assertion as it is.
  */
 class SaturationTest {
 
@@ -43,7 +50,10 @@ class SaturationTest {
     @Test
     void heartbeatsSystemMessagesAndSmallMessagesGetThroughALinkSaturatedWithMaximumSizeFrames() throws Exception {
         final RemoteTransport alpha = kit.node("alpha");
-        final RemoteTransport beta = kit.node("beta");
+        final RemoteTransport beta = kit.node("beta",
+            RemoteTestKit.settings().ioThreads(Integer.getInteger("saturation.receiverIoThreads", 1)));
+        // the node the small round trips start from: alpha (the saturated connection) unless told otherwise
+        final RemoteTransport prober = "gamma".equals(System.getProperty("saturation.smallFrom")) ? kit.node("gamma") : alpha;
         final int maxFrame = alpha.settings().maxFrameSize();
         final byte[] big = new byte[maxFrame - 32]; // frames within 32 bytes of the limit
         final AtomicLong bigReceived = new AtomicLong();
@@ -51,16 +61,27 @@ class SaturationTest {
             bigReceived.incrementAndGet();
             return Behaviors.same();
         }), "sink"), byte[].class);
-        beta.publish(beta.system().spawn(RemoteTestKit.echo(), "echo"), Ping.class);
+        // the echo notes when each small message reached it (its seq is its send time): the leg out; one
+        // sender to one recipient keeps its order both ways, so the n-th echoed is the n-th answered
+        final long[] rtt = new long[100_000];
+        final long[] out = new long[rtt.length];
+        final AtomicLong echoed = new AtomicLong();
+        beta.publish(beta.system().spawn(Behaviors.<Ping>receiveMessage(p -> {
+            final long n = echoed.getAndIncrement();
+            if (n > 0 && n <= out.length) { // the first is the warm-up
+                out[(int) n - 1] = System.nanoTime() - p.seq();
+            }
+            p.replyTo().tell(new Ping.Pong(p.seq()));
+            return Behaviors.same();
+        }), "echo"), Ping.class);
         final ActorRef<String> target = beta.system().spawn(Behaviors.<String>ignore(), "target");
         beta.publish(target, String.class);
         final ActorRef<byte[]> sink = alpha.actorRef(beta.address() + "user/sink", byte[].class);
-        final ActorRef<Ping> echo = alpha.actorRef(beta.address() + "user/echo", Ping.class);
+        final ActorRef<Ping> echo = prober.actorRef(beta.address() + "user/echo", Ping.class);
 
         // small round trips, timed from their send time (seq), answered to a recorder
-        final long[] rtt = new long[100_000];
         final AtomicLong answered = new AtomicLong();
-        final ActorRef<Ping.Pong> recorder = alpha.system().spawn(Behaviors.<Ping.Pong>receiveMessage(p -> {
+        final ActorRef<Ping.Pong> recorder = prober.system().spawn(Behaviors.<Ping.Pong>receiveMessage(p -> {
             final long n = answered.getAndIncrement();
             if (n < rtt.length) {
                 rtt[(int) n] = System.nanoTime() - p.seq();
@@ -68,7 +89,7 @@ class SaturationTest {
             return Behaviors.same();
         }), "recorder");
         final CountDownLatch warm = new CountDownLatch(1);
-        final ActorRef<Ping.Pong> warmUp = alpha.system().spawn(Behaviors.<Ping.Pong>receiveMessage(p -> {
+        final ActorRef<Ping.Pong> warmUp = prober.system().spawn(Behaviors.<Ping.Pong>receiveMessage(p -> {
             warm.countDown();
             return Behaviors.same();
         }), "warm-up");
@@ -153,6 +174,13 @@ class SaturationTest {
 
         final long[] sorted = Arrays.copyOf(rtt, small);
         Arrays.sort(sorted);
+        final long[] legOut = Arrays.copyOf(out, small);
+        final long[] legBack = new long[small];
+        for (int i = 0; i < small; i++) {
+            legBack[i] = rtt[i] - out[i];
+        }
+        Arrays.sort(legOut);
+        Arrays.sort(legBack);
         System.out.printf("saturation: %.0f MB/s of %d-byte frames alpha -> beta for %.1f s; max phi alpha->beta %.2f, beta->alpha %.2f"
                 + " (threshold %.1f)%n", bigBefore * (double) maxFrame / seconds / 1e6,
             maxFrame, seconds, maxPhi[0], maxPhi[1], threshold);
@@ -160,6 +188,11 @@ class SaturationTest {
             (watchArrived - watchSent) / 1e6, (terminatedAt - stopped) / 1e6);
         System.out.printf("small round trips during saturation (%d): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n", small,
             sorted[small / 2] / 1e6, sorted[small * 9 / 10] / 1e6, sorted[small * 99 / 100] / 1e6, sorted[small - 1] / 1e6);
+        System.out.printf("  leg out p50 %.2f ms, p90 %.2f ms, max %.2f ms; leg back p50 %.2f ms, p90 %.2f ms, max %.2f ms"
+                + " (small messages from %s, beta's I/O threads %d)%n",
+            legOut[small / 2] / 1e6, legOut[small * 9 / 10] / 1e6, legOut[small - 1] / 1e6,
+            legBack[small / 2] / 1e6, legBack[small * 9 / 10] / 1e6, legBack[small - 1] / 1e6,
+            prober == alpha ? "alpha, on the saturated connection" : "gamma, on a connection of their own", beta.settings().ioThreads());
         System.out.printf("large frames: %d sent, %d received, %d outbound overflows%n", bigSent.get(), bigReceived.get(),
             toBeta.outboundOverflows());
 
