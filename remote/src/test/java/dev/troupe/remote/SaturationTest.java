@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,7 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * lanes: a connection of its own, measured"): {@code saturation.smallFrom=gamma} sends the small
  * round trips from a third node, so they cross a connection of their own that carries no large
  * frame, and {@code saturation.receiverIoThreads=2} gives beta a second I/O thread, so that
- * connection is read by a thread of its own. Both leave every assertion as it is.
+ * connection is read by a thread of its own; {@code saturation.floodWait=park} makes the flood's
+ * thread park 100 us instead of spinning while the buffer is full, so it leaves a core to the
+ * nodes. None changes an assertion.
  */
 class SaturationTest {
 
@@ -103,11 +106,14 @@ class SaturationTest {
         final AtomicLong bigSent = new AtomicLong();
         final PeerMetrics toBeta = peer(alpha, "beta@");
         final long keepQueued = alpha.settings().outboundBufferSize() / 2 - 2L * maxFrame;
+        final boolean park = "park".equals(System.getProperty("saturation.floodWait"));
         final Thread flood = new Thread(() -> {
             while (flooding.get()) {
                 if (toBeta.outboundQueuedBytes() < keepQueued) {
                     sink.tell(big);
                     bigSent.incrementAndGet();
+                } else if (park) {
+                    LockSupport.parkNanos(100_000L); // a pause of the flood, not a synchronization
                 } else {
                     Thread.onSpinWait();
                 }
@@ -189,10 +195,11 @@ class SaturationTest {
         System.out.printf("small round trips during saturation (%d): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n", small,
             sorted[small / 2] / 1e6, sorted[small * 9 / 10] / 1e6, sorted[small * 99 / 100] / 1e6, sorted[small - 1] / 1e6);
         System.out.printf("  leg out p50 %.2f ms, p90 %.2f ms, max %.2f ms; leg back p50 %.2f ms, p90 %.2f ms, max %.2f ms"
-                + " (small messages from %s, beta's I/O threads %d)%n",
+                + " (small messages from %s, beta's I/O threads %d, the flood %s)%n",
             legOut[small / 2] / 1e6, legOut[small * 9 / 10] / 1e6, legOut[small - 1] / 1e6,
             legBack[small / 2] / 1e6, legBack[small * 9 / 10] / 1e6, legBack[small - 1] / 1e6,
-            prober == alpha ? "alpha, on the saturated connection" : "gamma, on a connection of their own", beta.settings().ioThreads());
+            prober == alpha ? "alpha, on the saturated connection" : "gamma, on a connection of their own", beta.settings().ioThreads(),
+            park ? "parking while the buffer is full" : "spinning while the buffer is full");
         System.out.printf("large frames: %d sent, %d received, %d outbound overflows%n", bigSent.get(), bigReceived.get(),
             toBeta.outboundOverflows());
 
