@@ -244,13 +244,14 @@ public final class TransportCore {
     }
 
     /**
-     * Without TLS, socket reads go straight into the decoder's buffer ({@link FrameReadAllocator}):
-     * no read buffer per read. With TLS the socket's bytes go to the TLS handler first.
+     * Every connection reads at most {@link FrameReadAllocator#READ_BUDGET} bytes per turn of its
+     * loop, so one that always has bytes waiting cannot keep the loop's other connections waiting.
+     * Without TLS, socket reads go straight into the decoder's buffer: no read buffer per read.
+     * With TLS the socket's bytes go to the TLS handler first.
      */
     private void readInPlace(SocketChannel ch, FrameDecoder decoder) {
-        if (!settings.tls()) {
-            ch.config().setRecvByteBufAllocator(new FrameReadAllocator(decoder, ch.config().getRecvByteBufAllocator()));
-        }
+        ch.config().setRecvByteBufAllocator(new FrameReadAllocator(settings.tls() ? null : decoder,
+            ch.config().getRecvByteBufAllocator()));
     }
 
     // ---------------------------------------------------------------- the public API's door
