@@ -26,13 +26,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code docs/remote-benchmarks.md}), split into the leg out (sent to received by the echo) and the
  * leg back.
  *
- * <p>Two system properties turn the test into the experiment of docs/remote-benchmarks.md ("Size
+ * <p>Three system properties turn the test into the experiment of docs/remote-benchmarks.md ("Size
  * lanes: a connection of its own, measured"): {@code saturation.smallFrom=gamma} sends the small
  * round trips from a third node, so they cross a connection of their own that carries no large
- * frame, and {@code saturation.receiverIoThreads=2} gives beta a second I/O thread, so that
- * connection is read by a thread of its own; {@code saturation.floodWait=park} makes the flood's
- * thread park 100 us instead of spinning while the buffer is full, so it leaves a core to the
- * nodes. None changes an assertion.
+ * frame; {@code saturation.receiverIoThreads=2} gives beta a second I/O thread (which does not
+ * make sure the two inbound connections are read by different ones); {@code
+ * saturation.floodWait=park} makes the flood's thread park 100 us instead of spinning while the
+ * buffer is full, so it leaves a core to the nodes. None changes an assertion.
  */
 class SaturationTest {
 
