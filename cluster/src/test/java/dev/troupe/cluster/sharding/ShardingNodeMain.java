@@ -2,16 +2,20 @@ package dev.troupe.cluster.sharding;
 
 import dev.troupe.actor.ActorRef;
 import dev.troupe.actor.DeadLetter;
+import dev.troupe.cluster.Address;
+import dev.troupe.cluster.ClusterState;
 import dev.troupe.cluster.discovery.DnsDiscovery;
 import dev.troupe.cluster.discovery.MemberDiscovery;
 import dev.troupe.cluster.discovery.StaticDiscovery;
 
 import dev.troupe.cluster.sharding.internal.RegionProtocol;
+import dev.troupe.cluster.sharding.internal.ShardRouter;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -113,12 +117,12 @@ public final class ShardingNodeMain {
                 }
                 case "shards" -> {
                     final ShardingMetrics m = node.sharding().metrics(Tally.KEY);
-                    final dev.troupe.cluster.ClusterState state = node.cluster().state();
+                    final ClusterState state = node.cluster().state();
                     print("SHARDS " + state.reachableUpAddresses().size() + " " + m.hostedShards() + " " + m.bufferedMessages()
                         + " " + state.members().size() + " " + staleRoutes(node, state));
                 }
                 case "leave" -> node.cluster().leave().thenRun(() -> print("LEFT"));
-                case "down" -> node.cluster().down(new dev.troupe.cluster.Address(RemoteNodes.SYSTEM, cmd[1], Integer.parseInt(cmd[2])))
+                case "down" -> node.cluster().down(new Address(RemoteNodes.SYSTEM, cmd[1], Integer.parseInt(cmd[2])))
                     .whenComplete((ok, failure) -> print(failure == null ? "DOWNED ok" : "DOWNED refused " + failure));
                 case "dead" -> print("DEAD " + new java.util.TreeMap<>(deadByKind));
                 case "queues" -> print("QUEUES " + queues(node));
@@ -166,14 +170,14 @@ public final class ShardingNodeMain {
      *         in {@code state}: the region learns of a change from the membership's events, after the state shows it, and until
      *         then a message to such a shard goes to that node's connection instead of waiting in the region
      */
-    private static int staleRoutes(RemoteNodes.Node node, dev.troupe.cluster.ClusterState state) {
-        final dev.troupe.cluster.sharding.internal.ShardRouter router = node.sharding().handle(Tally.KEY).router();
-        final java.util.Set<dev.troupe.cluster.Address> reachable = state.reachableUpAddresses();
+    private static int staleRoutes(RemoteNodes.Node node, ClusterState state) {
+        final ShardRouter router = node.sharding().handle(Tally.KEY).router();
+        final Set<Address> reachable = state.reachableUpAddresses();
         final int shards = node.sharding().metrics(Tally.KEY).numberOfShards();
         int stale = 0;
         for (int s = 0; s < shards; s++) {
             final ActorRef<Object> to = router.route(s);
-            if (to != null && !reachable.contains(dev.troupe.cluster.Address.of(to.path()))) {
+            if (to != null && !reachable.contains(Address.of(to.path()))) {
                 stale++;
             }
         }

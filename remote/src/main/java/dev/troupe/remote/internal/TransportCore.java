@@ -153,7 +153,7 @@ public final class TransportCore {
                     }
                     p.addLast(new IdleStateHandler(settings.idleTimeout().toNanos(), 0, 0, TimeUnit.NANOSECONDS));
                     final FrameDecoder decoder = new FrameDecoder(settings.maxFrameSize(), true);
-                    readInPlace(ch, decoder);
+                    configureReads(ch, decoder);
                     p.addLast(decoder);
                     p.addLast("troupe-handshake", new InboundHandshake(TransportCore.this, decoder));
                 }
@@ -235,7 +235,7 @@ public final class TransportCore {
                 }
                 p.addLast(new IdleStateHandler(settings.idleTimeout().toNanos(), 0, 0, TimeUnit.NANOSECONDS));
                 final FrameDecoder decoder = new FrameDecoder(settings.maxFrameSize(), false);
-                readInPlace(ch, decoder);
+                configureReads(ch, decoder);
                 p.addLast(decoder);
                 p.addLast("troupe-handshake", new OutboundHandshake(TransportCore.this, a, decoder, probe));
             }
@@ -249,7 +249,7 @@ public final class TransportCore {
      * Without TLS, socket reads go straight into the decoder's buffer: no read buffer per read.
      * With TLS the socket's bytes go to the TLS handler first.
      */
-    private void readInPlace(SocketChannel ch, FrameDecoder decoder) {
+    private void configureReads(SocketChannel ch, FrameDecoder decoder) {
         ch.config().setRecvByteBufAllocator(new FrameReadAllocator(settings.tls() ? null : decoder,
             ch.config().getRecvByteBufAllocator()));
     }

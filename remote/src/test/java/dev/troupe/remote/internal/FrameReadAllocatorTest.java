@@ -40,13 +40,17 @@ class FrameReadAllocatorTest {
         return reads;
     }
 
+    /** A plain connection's read handle, its decoder in {@code ch}'s pipeline (so closing the channel gives its buffer back). */
+    private static RecvByteBufAllocator.ExtendedHandle plainHandle(EmbeddedChannel ch, int readSize) {
+        final FrameDecoder decoder = new FrameDecoder(1024 * 1024, false);
+        ch.pipeline().addLast(decoder);
+        return (RecvByteBufAllocator.ExtendedHandle) new FrameReadAllocator(decoder, sizing(readSize)).newHandle();
+    }
+
     @Test
     void aConnectionWhoseSocketIsNeverEmptyStopsAtTheBudgetInEveryTurn() {
-        // the decoder in the channel's pipeline, so closing the channel gives its buffer back
-        final FrameDecoder decoder = new FrameDecoder(1024 * 1024, false);
-        final EmbeddedChannel ch = new EmbeddedChannel(decoder);
-        final RecvByteBufAllocator.ExtendedHandle h = (RecvByteBufAllocator.ExtendedHandle)
-            new FrameReadAllocator(decoder, sizing(64 * 1024)).newHandle();
+        final EmbeddedChannel ch = new EmbeddedChannel();
+        final RecvByteBufAllocator.ExtendedHandle h = plainHandle(ch, 64 * 1024);
         // 64 KiB reads: the budget (256 KiB) ends the turn after four, well before the channel's 16
         assertThat(readsInOneTurn(h, ch, 64 * 1024)).isEqualTo(FrameReadAllocator.READ_BUDGET / (64 * 1024));
         // the next turn reads again, as much
@@ -58,10 +62,8 @@ class FrameReadAllocatorTest {
 
     @Test
     void belowTheBudgetTheChannelsOwnReadLimitStillApplies() {
-        final FrameDecoder decoder = new FrameDecoder(1024 * 1024, false);
-        final EmbeddedChannel ch = new EmbeddedChannel(decoder);
-        final RecvByteBufAllocator.ExtendedHandle h = (RecvByteBufAllocator.ExtendedHandle)
-            new FrameReadAllocator(decoder, sizing(64 * 1024)).newHandle();
+        final EmbeddedChannel ch = new EmbeddedChannel();
+        final RecvByteBufAllocator.ExtendedHandle h = plainHandle(ch, 64 * 1024);
         // 1 KiB reads: 16 of them (the channel's maxMessagesPerRead) are 16 KiB, far under the budget
         assertThat(readsInOneTurn(h, ch, 1024)).isEqualTo(MAX_MESSAGES_PER_READ);
         ch.finishAndReleaseAll();
