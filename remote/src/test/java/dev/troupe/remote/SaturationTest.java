@@ -26,13 +26,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code docs/remote-benchmarks.md}), split into the leg out (sent to received by the echo) and the
  * leg back.
  *
- * <p>Three system properties turn the test into the experiment of docs/remote-benchmarks.md ("Size
- * lanes: a connection of its own, measured"): {@code saturation.smallFrom=gamma} sends the small
+ * <p>Four system properties turn the test into the experiments of docs/remote-benchmarks.md ("Size
+ * lanes: a connection of its own, measured", "The socket's send buffer"): {@code saturation.smallFrom=gamma} sends the small
  * round trips from a third node, so they cross a connection of their own that carries no large
  * frame; {@code saturation.receiverIoThreads=2} gives beta a second I/O thread (which does not
  * make sure the two inbound connections are read by different ones); {@code
  * saturation.floodWait=park} makes the flood's thread park 100 us instead of spinning while the
- * buffer is full, so it leaves a core to the nodes. None changes an assertion.
+ * buffer is full, so it leaves a core to the nodes; {@code saturation.socketSendBuffer=0} sets
+ * alpha's {@code socketSendBuffer} (bytes; 0: the kernel's sizing). None changes an assertion.
  */
 class SaturationTest {
 
@@ -52,7 +53,11 @@ class SaturationTest {
 
     @Test
     void heartbeatsSystemMessagesAndSmallMessagesGetThroughALinkSaturatedWithMaximumSizeFrames() throws Exception {
-        final RemoteTransport alpha = kit.node("alpha");
+        final RemoteSettings.Builder alphaSettings = RemoteTestKit.settings();
+        if (System.getProperty("saturation.socketSendBuffer") != null) {
+            alphaSettings.socketSendBuffer(Integer.getInteger("saturation.socketSendBuffer"));
+        }
+        final RemoteTransport alpha = kit.node("alpha", alphaSettings);
         final RemoteTransport beta = kit.node("beta",
             RemoteTestKit.settings().ioThreads(Integer.getInteger("saturation.receiverIoThreads", 1)));
         // the node the small round trips start from: alpha (the saturated connection) unless told otherwise
@@ -195,11 +200,12 @@ class SaturationTest {
         System.out.printf("small round trips during saturation (%d): p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms%n", small,
             sorted[small / 2] / 1e6, sorted[small * 9 / 10] / 1e6, sorted[small * 99 / 100] / 1e6, sorted[small - 1] / 1e6);
         System.out.printf("  leg out p50 %.2f ms, p90 %.2f ms, max %.2f ms; leg back p50 %.2f ms, p90 %.2f ms, max %.2f ms"
-                + " (small messages from %s, beta's I/O threads %d, the flood %s)%n",
+                + " (small messages from %s, beta's I/O threads %d, the flood %s, alpha's socket send buffer %s)%n",
             legOut[small / 2] / 1e6, legOut[small * 9 / 10] / 1e6, legOut[small - 1] / 1e6,
             legBack[small / 2] / 1e6, legBack[small * 9 / 10] / 1e6, legBack[small - 1] / 1e6,
             prober == alpha ? "alpha, on the saturated connection" : "gamma, on a connection of their own", beta.settings().ioThreads(),
-            park ? "parking while the buffer is full" : "spinning while the buffer is full");
+            park ? "parking while the buffer is full" : "spinning while the buffer is full",
+            alpha.settings().socketSendBuffer() == 0 ? "the kernel's" : alpha.settings().socketSendBuffer() + " bytes");
         System.out.printf("large frames: %d sent, %d received, %d outbound overflows%n", bigSent.get(), bigReceived.get(),
             toBeta.outboundOverflows());
 

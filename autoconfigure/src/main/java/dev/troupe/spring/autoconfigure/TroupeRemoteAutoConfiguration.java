@@ -224,6 +224,7 @@ public class TroupeRemoteAutoConfiguration {
         map.from(p::getOutboundBufferSize).as(s -> toInt(s.toBytes(), "troupe.remote.outbound-buffer-size")).to(b::outboundBufferSize);
         map.from(p::getIoThreads).to(b::ioThreads);
         map.from(p::getIoIdleSpin).to(b::ioIdleSpin);
+        map.from(p::getSocketSendBuffer).as(s -> toInt(s.toBytes(), "troupe.remote.socket-send-buffer")).to(b::socketSendBuffer);
         map.from(p::isNativeTransport).to(b::nativeTransport);
         map.from(p::getHeartbeatInterval).to(b::heartbeatInterval);
         map.from(p::getHandshakeTimeout).to(b::handshakeTimeout);

@@ -87,6 +87,15 @@ public class TroupeRemoteProperties implements Validator {
     private Duration ioIdleSpin = Duration.ZERO;
 
     /**
+     * Send buffer (SO_SNDBUF) asked of each outbound connection's socket; 0 leaves its sizing to
+     * the kernel (on Linux up to 4MB). A small message waits behind the large frames the socket
+     * holds, so a small buffer keeps small round trips quick beside large messages; it also caps
+     * the bytes in flight per round-trip time (about twice this value), so across long-distance
+     * links set 0 or a larger value.
+     */
+    private DataSize socketSendBuffer = DataSize.ofKilobytes(256);
+
+    /**
      * Interval between heartbeats to each peer.
      */
     private Duration heartbeatInterval = Duration.ofSeconds(1);
@@ -307,6 +316,14 @@ public class TroupeRemoteProperties implements Validator {
 
     public void setIoIdleSpin(Duration ioIdleSpin) {
         this.ioIdleSpin = ioIdleSpin;
+    }
+
+    public DataSize getSocketSendBuffer() {
+        return socketSendBuffer;
+    }
+
+    public void setSocketSendBuffer(DataSize socketSendBuffer) {
+        this.socketSendBuffer = socketSendBuffer;
     }
 
     public Duration getHeartbeatInterval() {

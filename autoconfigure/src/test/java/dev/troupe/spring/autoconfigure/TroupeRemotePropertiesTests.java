@@ -45,6 +45,7 @@ class TroupeRemotePropertiesTests {
         value("outbound-buffer-size", "8MB", "outboundBufferSize", 8 << 20);
         value("io-threads", "2", "ioThreads", 2);
         value("io-idle-spin", "50us", "ioIdleSpin", java.time.Duration.ofNanos(50_000));
+        value("socket-send-buffer", "1MB", "socketSendBuffer", 1024 * 1024);
         value("native-transport", "false", "nativeTransport", false);
         value("heartbeat-interval", "2s", "heartbeatInterval", Duration.ofSeconds(2));
         value("handshake-timeout", "7s", "handshakeTimeout", Duration.ofSeconds(7));

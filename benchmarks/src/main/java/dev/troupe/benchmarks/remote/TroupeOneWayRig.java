@@ -80,12 +80,12 @@ final class TroupeOneWayRig implements OneWayRig {
     }
 
     private static RemoteSettings settings() {
-        return RemoteSettings.builder()
+        return TroupeRemoteRig.socketSendBuffer(RemoteSettings.builder()
             .bindHost("127.0.0.1")
             .bindPort(0)
             .secret("remote-max-throughput-benchmark-secret")
             .outboundBufferSize(8 * 1024 * 1024)
-            .serializers(SerializerRegistry.builder().register(FlowControl.class, FLOW_CONTROL).build())
+            .serializers(SerializerRegistry.builder().register(FlowControl.class, FLOW_CONTROL).build()))
             .build();
     }
 

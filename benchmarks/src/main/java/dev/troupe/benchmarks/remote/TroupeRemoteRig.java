@@ -169,14 +169,20 @@ final class TroupeRemoteRig implements Rig {
     }
 
     private static RemoteSettings settings() {
-        return RemoteSettings.builder()
+        return socketSendBuffer(RemoteSettings.builder()
             .bindHost("127.0.0.1")
             .bindPort(0)
             .secret("remote-ping-pong-benchmark-secret")
             .nativeTransport(Boolean.parseBoolean(System.getProperty("troupe.bench.nativeTransport", "true")))
             .ioIdleSpin(java.time.Duration.ofNanos(Long.getLong("troupe.bench.ioIdleSpinNanos", 0L)))
-            .serializers(serializers())
+            .serializers(serializers()))
             .build();
+    }
+
+    /** {@code -Dtroupe.bench.socketSendBuffer=<bytes>} (0: the kernel's sizing) instead of the default, for an A/B. */
+    static RemoteSettings.Builder socketSendBuffer(RemoteSettings.Builder b) {
+        final Integer bytes = Integer.getInteger("troupe.bench.socketSendBuffer");
+        return bytes == null ? b : b.socketSendBuffer(bytes);
     }
 
     /**

@@ -216,6 +216,10 @@ public final class TransportCore {
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, settings.handshakeTimeout().toMillis()))
             // writable while it holds few bytes: large frames go only then, small ones up to OutboundDrain.SMALL_CAP
             .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(OutboundDrain.LARGE_LOW, OutboundDrain.LARGE_HIGH));
+        if (settings.socketSendBuffer() > 0) {
+            // set before the connect: a small message waits behind what the socket holds of large frames
+            b.option(ChannelOption.SO_SNDBUF, settings.socketSendBuffer());
+        }
         b.handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
