@@ -54,8 +54,9 @@ class SaturationTest {
     @Test
     void heartbeatsSystemMessagesAndSmallMessagesGetThroughALinkSaturatedWithMaximumSizeFrames() throws Exception {
         final RemoteSettings.Builder alphaSettings = RemoteTestKit.settings();
-        if (System.getProperty("saturation.socketSendBuffer") != null) {
-            alphaSettings.socketSendBuffer(Integer.getInteger("saturation.socketSendBuffer"));
+        final Integer sendBuffer = Integer.getInteger("saturation.socketSendBuffer");
+        if (sendBuffer != null) {
+            alphaSettings.socketSendBuffer(sendBuffer);
         }
         final RemoteTransport alpha = kit.node("alpha", alphaSettings);
         final RemoteTransport beta = kit.node("beta",

@@ -119,12 +119,6 @@ class DirectWriteStressTest {
         return b.toString();
     }
 
-    private static TransportCore core(RemoteTransport t) throws ReflectiveOperationException {
-        final Field f = RemoteTransport.class.getDeclaredField("core");
-        f.setAccessible(true);
-        return (TransportCore) f.get(t);
-    }
-
     @Test
     void everyMessageArrivesOnceAndInOrderPerSenderWhileTheLoopWritesBesideAndTheConnectionDrops() throws Exception {
         final ActorSystem betaSystem = ActorSystem.create("beta");
@@ -171,7 +165,7 @@ class DirectWriteStressTest {
             return Behaviors.same();
         }), "watcher");
 
-        final TransportCore core = core(alpha);
+        final TransportCore core = TransportCores.of(alpha);
         final ActorPath betaRoot = beta.addressOf(betaSink).root();
         final Association toBeta = core.associations.get(betaRoot, true);
 
@@ -263,7 +257,7 @@ class DirectWriteStressTest {
         final ActorRef<dev.troupe.remote.Ping> remoteEcho = alpha.actorRef(beta.addressOf(betaEcho).toString(), dev.troupe.remote.Ping.class);
         remoteSink.tell("hello");
         RemoteTestKit.await("connected", Duration.ofSeconds(10), () -> received.get() == 1);
-        final Association toBeta = core(alpha).associations.get(beta.addressOf(betaSink).root(), true);
+        final Association toBeta = TransportCores.of(alpha).associations.get(beta.addressOf(betaSink).root(), true);
         final OutboundDrain drain = toBeta.drain;
 
         // the telling actor: a message, then an ask whose deadline passes before the turn ends

@@ -12,7 +12,6 @@ import io.netty.channel.ChannelOption;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -70,9 +69,7 @@ class SocketSendBufferTest {
         final RemoteTransport alpha = kit.node("alpha", alphaSettings);
         alpha.actorRef(beta.addressOf(sink).toString(), String.class).tell("hello");
         RemoteTestKit.await("the message crossed", Duration.ofSeconds(10), () -> received.get() == 1);
-        final Field f = RemoteTransport.class.getDeclaredField("core");
-        f.setAccessible(true);
-        final Association toBeta = ((TransportCore) f.get(alpha)).associations.get(beta.addressOf(sink).root(), true);
+        final Association toBeta = TransportCores.of(alpha).associations.get(beta.addressOf(sink).root(), true);
         final Channel ch = toBeta.connection.channel();
         assertThat(ch).isNotNull();
         return ch.config().getOption(ChannelOption.SO_SNDBUF);
